@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# One-time (idempotent) set-up of everything spindle's build, tests and benchmarks need on Debian 12:
+# apt packages (clang-19, lld-19, compiler-rt for wasm32), rustup targets, npm packages, the
+# wasm32-wasip1-threads C sysroot (tools/wasi-sysroot.sh). Safe to run again: it skips what is there.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
+
+apt_pkgs=(clang-19 lld-19 libclang-rt-19-dev-wasm32 llvm-19)
+[ "${SPINDLE_SETUP_BROWSER:-0}" = 1 ] && apt_pkgs+=(chromium)
+missing=()
+for p in "${apt_pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+if [ ${#missing[@]} -gt 0 ]; then
+  say "apt-get install ${missing[*]}"
+  sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+command -v rustup >/dev/null || { say "rustup is required (https://rustup.rs)"; exit 1; }
+installed=$(rustup target list --installed)
+for t in wasm32-wasip1-threads wasm32-wasip1; do
+  grep -qx "$t" <<<"$installed" || { say "rustup target add $t"; rustup target add "$t" >/dev/null; }
+done
+
+command -v node >/dev/null || { say "Node.js >= 20 is required"; exit 1; }
+if [ ! -d "$repo/runtime/node_modules" ] || [ "$repo/runtime/package-lock.json" -nt "$repo/runtime/node_modules/.package-lock.json" ]; then
+  say "npm ci (runtime)"
+  (cd "$repo/runtime" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+fi
+
+"$repo/tools/wasi-sysroot.sh" >/dev/null
+say "ready"

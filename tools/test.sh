@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs every test of the project after setting up what they need (tools/setup.sh).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+"$repo/tools/setup.sh"
+step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
+
+step "build: runtime (TypeScript)"
+(cd runtime && npm run --silent build)
+
+step "test: Rust crates (native)"
+cargo test --workspace --release -q 2>&1
+
+step "test: runtime (node:test)"
+(cd runtime && npm test --silent)
