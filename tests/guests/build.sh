@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Builds every guest test program for wasm32-wasip1-threads into build/guests/ (gitignored):
+#   build/guests/c/<name>.wasm            from tests/guests/c/<name>.c         (tools/wasi-cc)
+#   build/guests/rust/<name>.wasm         from tests/guests/rust/src/bin/<name>.rs
+#   build/guests/rust-wasip1/<name>.wasm  a few of them for plain wasm32-wasip1 (no threads)
+# Make-like: a C program is rebuilt only when its source (or tools/wasi-cc) is newer than the
+# .wasm; cargo runs only when a Rust source is newer than the last build. Prints nothing on
+# success. Usage: bash tests/guests/build.sh [--force]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+out="$repo/build/guests"
+force=0
+[ "${1:-}" = "--force" ] && force=1
+mkdir -p "$out/c" "$out/rust" "$out/rust-wasip1"
+
+# --- C: one job per stale program, at most $jobs at a time.
+jobs=$(nproc 2>/dev/null || echo 2)
+cc="$repo/tools/wasi-cc"
+pids=() fails=0
+for src in "$here"/c/*.c; do
+  name=$(basename "$src" .c)
+  wasm="$out/c/$name.wasm"
+  if [ $force = 0 ] && [ "$wasm" -nt "$src" ] && [ "$wasm" -nt "$cc" ]; then continue; fi
+  # Write to a temporary name so an interrupted build never leaves a fresh-looking bad .wasm.
+  ( "$cc" -Wall -Werror "$src" -o "$wasm.tmp" && mv "$wasm.tmp" "$wasm" ) &
+  pids+=($!)
+  if [ ${#pids[@]} -ge "$jobs" ]; then
+    wait "${pids[0]}" || fails=1
+    pids=("${pids[@]:1}")
+  fi
+done
+for p in "${pids[@]}"; do wait "$p" || fails=1; done
+[ $fails = 0 ] || { echo "tests/guests/build.sh: a C guest failed to build (see above)" >&2; exit 1; }
+
+# --- Rust: skip cargo entirely when nothing changed since the last successful build.
+rust="$here/rust"
+stamp="$out/rust/.stamp"
+if [ $force = 1 ] || [ ! -e "$stamp" ] || [ -n "$(find "$rust/Cargo.toml" "$rust/src" -newer "$stamp" -print -quit)" ]; then
+  target="$out/cargo-target"
+  (cd "$rust" && CARGO_TARGET_DIR="$target" cargo build --release -q --target wasm32-wasip1-threads)
+  for src in "$rust"/src/bin/*.rs; do
+    name=$(basename "$src" .rs)
+    cp "$target/wasm32-wasip1-threads/release/$name.wasm" "$out/rust/$name.wasm"
+  done
+  # Plain wasm32-wasip1 (memory defined by the module, no threads): single-threaded programs only.
+  single=(hello args_env stdin_echo)
+  (cd "$rust" && CARGO_TARGET_DIR="$target" cargo build --release -q --target wasm32-wasip1 "${single[@]/#/--bin=}")
+  for name in "${single[@]}"; do
+    cp "$target/wasm32-wasip1/release/$name.wasm" "$out/rust-wasip1/$name.wasm"
+  done
+  touch "$stamp"
+fi
