@@ -1,0 +1,113 @@
+#!/usr/bin/env node
+/**
+ * The `spindle` command. wasmtime-compatible where the two overlap:
+ *
+ *   spindle run [OPTIONS] [--] PROGRAM.wasm [ARGS...]
+ *   spindle PROGRAM.wasm [ARGS...]
+ *
+ * Exit status: the program's; 2 for a usage error; 1 when the program cannot be run.
+ * A user mistake prints one line, never a stack trace of the runtime.
+ */
+import { writeSync } from 'node:fs';
+import { load, Program, SpindleError, type RunOptions } from './index.js';
+import { nodePlatform } from './platform/node.js';
+
+const HELP = `spindle: run wasm32-wasip1-threads and wasm32-wasip1 programs on Node.js
+
+Usage:
+  spindle run [OPTIONS] [--] PROGRAM.wasm [ARGS...]
+  spindle PROGRAM.wasm [ARGS...]
+
+Options (before PROGRAM.wasm; everything after it goes to the program):
+  --env NAME=VALUE      set an environment variable (repeatable); --env NAME passes the host's value
+  --threads N           workers started ahead of the first thread spawn (default: cores)
+  --max-threads N       most threads alive at once; past it pthread_create fails with EAGAIN (default 512)
+  --main-thread         run _start on the calling thread instead of a worker
+  --no-optimize         compile with V8's baseline tier first (faster start, slower long loops)
+  -h, --help            show this help
+  --version             print spindle's version
+
+Exit status: the program's exit code; 134 when a thread traps; 2 for a usage error;
+1 when the program cannot be run.
+`;
+
+class UsageError extends Error {}
+
+interface Parsed { options: RunOptions; program: string; }
+
+function parse(argv: string[]): Parsed | 'help' | 'version' {
+  let args = argv;
+  if (args[0] === 'run') args = args.slice(1);
+  const env: string[] = [];
+  const options: RunOptions = { env };
+  let i = 0;
+  const value = (flag: string): string => {
+    const v = args[++i];
+    if (v === undefined) throw new UsageError(`${flag} needs a value; see 'spindle --help'`);
+    return v;
+  };
+  for (; i < args.length; i++) {
+    const a = args[i]!;
+    const eq = a.indexOf('=');
+    const [flag, inline] = a.startsWith('--') && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
+    const val = () => inline ?? value(flag);
+    if (a === '--') { i++; break; }
+    if (!a.startsWith('-') || a === '-') break;
+    switch (flag) {
+      case '-h': case '--help': return 'help';
+      case '--version': return 'version';
+      case '--env': env.push(envEntry(val())); break;
+      case '--threads': options.threads = count(flag, val()); break;
+      case '--max-threads': options.maxThreads = count(flag, val()); break;
+      case '--main-thread': options.runOnCallingThread = true; break;
+      case '--no-optimize': options.optimize = false; break;
+      case '--dir': case '--mapdir':
+        throw new UsageError(`${flag} is not supported yet: host directories come with the filesystem (issue #5)`);
+      default: throw new UsageError(`unknown option ${flag}; see 'spindle --help'`);
+    }
+  }
+  const program = args[i];
+  if (program === undefined) throw new UsageError("no program given; usage: spindle run PROGRAM.wasm [ARGS...]");
+  options.args = args.slice(i + 1);
+  return { options, program };
+}
+
+function envEntry(s: string): string {
+  if (s.includes('=')) return s;
+  const v = process.env[s];
+  if (v === undefined) throw new UsageError(`--env ${s}: the host has no variable ${s}; use --env ${s}=VALUE`);
+  return `${s}=${v}`;
+}
+
+function count(flag: string, s: string): number {
+  const n = Number(s);
+  if (!/^\d+$/.test(s) || n > 65536) throw new UsageError(`${flag} takes a whole number (got '${s}')`);
+  return n;
+}
+
+function fail(message: string, status: number): never {
+  writeSync(2, `spindle: error: ${message}\n`);
+  process.exit(status);
+}
+
+async function main(): Promise<void> {
+  let parsed;
+  try {
+    parsed = parse(process.argv.slice(2));
+  } catch (e) {
+    if (e instanceof UsageError) fail(e.message, 2);
+    throw e;
+  }
+  if (parsed === 'help') { writeSync(1, HELP); process.exit(0); }
+  if (parsed === 'version') { writeSync(1, '0.1.0\n'); process.exit(0); }
+  try {
+    const program = await load(parsed.program, parsed.options);
+    const code = await new Program(program, parsed.options, nodePlatform).start();
+    process.exit(code);
+  } catch (e) {
+    if (e instanceof SpindleError) fail(e.message, e.code === 'BAD_OPTION' || e.code === 'ENOENT_MODULE' ? 2 : 1);
+    throw e;
+  }
+}
+
+void main();

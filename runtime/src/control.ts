@@ -1,0 +1,147 @@
+/**
+ * The control block: one SharedArrayBuffer, seen by the main thread and every worker of a program,
+ * through which threads are spawned and the program is ended, without any message to the main
+ * thread. Everything here is lock-free or behind a tiny spin lock, so it works from any thread,
+ * including one that may not block.
+ *
+ * Layout (Int32 words):
+ *   STATE      0 running, 1 an exit is being recorded, 2 exited (EXIT_CODE valid)
+ *   EXIT_CODE  the program's exit status once STATE == 2
+ *   NEXT_TID   next wasi-threads thread id (starts at 1; ids are 1..2^29-1)
+ *   SLOTS_USED worker slots handed out so far (every worker owns one slot for its life)
+ *   MAX_SLOTS  capacity of the slot table = the pool maximum (+1 for the main worker)
+ *   IDLE_LOCK  spin lock protecting IDLE_COUNT and the idle stack
+ *   IDLE_COUNT number of slot indices on the idle stack
+ *   OUT_SEQ    bumped after every write to an output ring; the main thread waits on it
+ *   IDLE_STACK MAX_SLOTS words: slots whose worker is waiting (or still booting) for work
+ *   SLOT k     SLOT_WORDS words each: CMD, TID, ARG
+ *
+ * Invariants: a slot index is on the idle stack at most once, and only while its CMD is NONE;
+ * only the thread that popped a slot writes its CMD (NONE -> RUN_THREAD); only the slot's worker
+ * resets it to NONE. STATE only moves forward 0 -> 1 -> 2, and the thread that moved it 0 -> 1
+ * is the only writer of EXIT_CODE.
+ */
+
+export const STATE = 0;
+export const EXIT_CODE = 1;
+export const NEXT_TID = 2;
+export const SLOTS_USED = 3;
+export const MAX_SLOTS = 4;
+export const IDLE_LOCK = 5;
+export const IDLE_COUNT = 6;
+export const OUT_SEQ = 7;
+const HEADER_WORDS = 16;
+const SLOT_WORDS = 4;
+
+export const CMD_NONE = 0;
+export const CMD_RUN_THREAD = 1;
+export const CMD_RUN_MAIN = 2;
+
+export const STATE_RUNNING = 0;
+export const STATE_EXITING = 1;
+export const STATE_EXITED = 2;
+
+/** Largest thread id wasi-threads allows (the top bits are reserved). */
+const MAX_TID = 0x1fffffff;
+
+export class Control {
+  readonly words: Int32Array;
+
+  constructor(readonly buffer: SharedArrayBuffer) {
+    this.words = new Int32Array(buffer);
+  }
+
+  static create(maxSlots: number): Control {
+    const words = HEADER_WORDS + maxSlots + maxSlots * SLOT_WORDS;
+    const c = new Control(new SharedArrayBuffer(words * 4));
+    c.words[NEXT_TID] = 1;
+    c.words[MAX_SLOTS] = maxSlots;
+    return c;
+  }
+
+  private idle(i: number): number { return HEADER_WORDS + i; }
+  slotWord(slot: number, field: 0 | 1 | 2): number {
+    return HEADER_WORDS + this.words[MAX_SLOTS]! + slot * SLOT_WORDS + field;
+  }
+
+  get exited(): boolean { return Atomics.load(this.words, STATE) !== STATE_RUNNING; }
+  get exitCode(): number { return Atomics.load(this.words, EXIT_CODE); }
+
+  /**
+   * Records the program's exit status; the first caller wins, later calls change nothing.
+   * `lastWords` (e.g. writing a trap message) runs after this call has won but before the exit
+   * is published, so the main thread cannot end the program before those bytes are written.
+   * Returns true if this call decided the exit status.
+   */
+  requestExit(code: number, lastWords?: () => void): boolean {
+    if (Atomics.compareExchange(this.words, STATE, STATE_RUNNING, STATE_EXITING) !== STATE_RUNNING) return false;
+    try {
+      lastWords?.();
+    } finally {
+      Atomics.store(this.words, EXIT_CODE, code);
+      Atomics.store(this.words, STATE, STATE_EXITED);
+      Atomics.notify(this.words, STATE);
+    }
+    return true;
+  }
+
+  /** Reserves a never-used slot, or returns -1 when the pool is at its maximum. */
+  reserveSlot(): number {
+    for (;;) {
+      const used = Atomics.load(this.words, SLOTS_USED);
+      if (used >= this.words[MAX_SLOTS]!) return -1;
+      if (Atomics.compareExchange(this.words, SLOTS_USED, used, used + 1) === used) return used;
+    }
+  }
+
+  /** Puts `slot` on the idle stack: its worker is (or soon will be) waiting for a command. */
+  pushIdle(slot: number): void {
+    this.lock();
+    const n = this.words[IDLE_COUNT]!;
+    this.words[this.idle(n)] = slot;
+    this.words[IDLE_COUNT] = n + 1;
+    this.unlock();
+  }
+
+  /** Takes a slot off the idle stack, or returns -1 when none is idle. */
+  popIdle(): number {
+    this.lock();
+    const n = this.words[IDLE_COUNT]!;
+    let slot = -1;
+    if (n > 0) {
+      slot = this.words[this.idle(n - 1)]!;
+      this.words[IDLE_COUNT] = n - 1;
+    }
+    this.unlock();
+    return slot;
+  }
+
+  /** Hands a thread to `slot`'s worker and wakes it. The slot must have been popped or reserved. */
+  command(slot: number, cmd: number, tid: number, arg: number): void {
+    this.words[this.slotWord(slot, 1)] = tid;
+    this.words[this.slotWord(slot, 2)] = arg;
+    Atomics.store(this.words, this.slotWord(slot, 0), cmd);
+    Atomics.notify(this.words, this.slotWord(slot, 0));
+  }
+
+  /** Allocates a thread id, or -1 when ids are exhausted. */
+  nextThreadId(): number {
+    const tid = Atomics.add(this.words, NEXT_TID, 1);
+    return tid > MAX_TID ? -1 : tid;
+  }
+
+  /** Bumps OUT_SEQ and wakes the main thread's output pump. */
+  signalOutput(): void {
+    Atomics.add(this.words, OUT_SEQ, 1);
+    Atomics.notify(this.words, OUT_SEQ);
+  }
+
+  // The idle-stack lock is held for a handful of instructions and never across a call that can
+  // block or throw, so spinning is cheaper than waiting and safe on a thread that may not wait.
+  private lock(): void {
+    while (Atomics.compareExchange(this.words, IDLE_LOCK, 0, 1) !== 0) { /* spin */ }
+  }
+  private unlock(): void {
+    Atomics.store(this.words, IDLE_LOCK, 0);
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * spindle: run wasm32-wasip1-threads (and plain wasm32-wasip1) programs in Node.js.
+ *
+ *   import { run } from 'spindle';
+ *   const code = await run('prog.wasm', { args: ['x'], env: { K: 'v' } });
+ *
+ * `load` + `Program` are the lower-level handle for embedding (start, kill, options).
+ */
+import { loadProgram, type LoadedProgram, type ModuleSource } from './load.js';
+import { Program, type RunOptions } from './program.js';
+import { nodePlatform } from './platform/node.js';
+import { isWasiImport } from './known-imports.js';
+
+export { Program, SpindleError };
+export type { RunOptions, ModuleSource, LoadedProgram };
+export type { OutputOption } from './program.js';
+export type { SpindleErrorCode } from './errors.js';
+import { SpindleError } from './errors.js';
+
+/** Compiles and checks a program (throws SpindleError with a one-line message on bad input). */
+export async function load(source: ModuleSource, options: Pick<RunOptions, 'optimize' | 'memory'> = {}): Promise<LoadedProgram> {
+  if (options.optimize ?? true) nodePlatform.preferOptimizingCompiler();
+  return loadProgram(source, isWasiImport, options.memory);
+}
+
+/** Runs a program to its end; resolves with its exit code. */
+export async function run(source: ModuleSource, options: RunOptions = {}): Promise<number> {
+  const program = await load(source, options);
+  return new Program(program, options, nodePlatform).start();
+}

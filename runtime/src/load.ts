@@ -1,0 +1,102 @@
+/**
+ * Turns what the user gave (a path, a URL, bytes or a compiled module) into a compiled module
+ * and the facts the runtime needs about it, and refuses, with a message that says what to do,
+ * anything that cannot run.
+ */
+import { SpindleError } from './errors.js';
+import { isWasm, readImports, type MemoryImport } from './wasm-imports.js';
+
+export type ModuleSource = string | URL | Uint8Array | ArrayBuffer | WebAssembly.Module;
+
+export interface LoadedProgram {
+  module: WebAssembly.Module;
+  /** Base name of the file, used as argv[0]. */
+  name: string;
+  /** The imported memory's limits, or undefined when the module defines its own memory. */
+  memory: MemoryImport | undefined;
+  /** The module imports wasi.thread-spawn. */
+  usesThreads: boolean;
+  hasThreadStart: boolean;
+}
+
+/** The WASI preview1 function names (every one a host must provide). */
+export type KnownImports = (module: string, name: string) => boolean;
+
+export async function loadProgram(source: ModuleSource, known: KnownImports, memory?: WebAssembly.Memory): Promise<LoadedProgram> {
+  const { bytes, module: given, name } = await readSource(source);
+  let summary;
+  if (bytes) {
+    if (!isWasm(bytes)) {
+      throw new SpindleError('NOT_WASM', `${name} is not a WebAssembly module (no \\0asm header); pass a .wasm file built for wasm32-wasip1 or wasm32-wasip1-threads`);
+    }
+    try { summary = readImports(bytes); } catch {
+      throw new SpindleError('BAD_MODULE', `${name} is not a valid WebAssembly module (its import section is malformed); rebuild it`);
+    }
+  }
+  const module = given ?? await compile(bytes!, name);
+  const imports = WebAssembly.Module.imports(module);
+  const exports = new Set(WebAssembly.Module.exports(module).map((e) => e.name));
+  const memoryImport = summary?.memory ?? (imports.some((i) => i.kind === 'memory') ? limitsFromOption(name, imports, memory) : undefined);
+  for (const i of imports) {
+    if (i.kind === 'memory') continue;
+    if (!known(i.module, i.name)) {
+      throw new SpindleError('UNKNOWN_IMPORT', `${name} imports ${i.kind} "${i.module}"."${i.name}", which no WASI host provides; `
+        + 'link it into the program (or build for wasm32-wasip1/wasm32-wasip1-threads without that dependency)');
+    }
+  }
+  const usesThreads = imports.some((i) => i.module === 'wasi' && i.name === 'thread-spawn');
+  if (usesThreads && memoryImport && !memoryImport.shared) {
+    throw new SpindleError('MEMORY_NOT_SHARED', `${name} spawns threads but its memory import "${memoryImport.module}"."${memoryImport.name}" is not shared; `
+      + 'link with -Wl,--shared-memory,--import-memory (wasm32-wasip1-threads does this by default)');
+  }
+  if (!exports.has('_start')) {
+    throw new SpindleError('NO_START', `${name} has no _start export; spindle runs WASI commands (a reactor or library module cannot be run)`);
+  }
+  return { module, name, memory: memoryImport, usesThreads, hasThreadStart: exports.has('wasi_thread_start') };
+}
+
+async function readSource(source: ModuleSource): Promise<{ bytes?: Uint8Array; module?: WebAssembly.Module; name: string }> {
+  if (source instanceof WebAssembly.Module) return { module: source, name: 'module.wasm' };
+  if (source instanceof Uint8Array) return { bytes: source, name: 'module.wasm' };
+  if (source instanceof ArrayBuffer) return { bytes: new Uint8Array(source), name: 'module.wasm' };
+  const url = source instanceof URL ? source : /^[a-z][a-z0-9+.-]*:\/\//i.test(source) ? new URL(source) : undefined;
+  if (url && url.protocol !== 'file:') {
+    const res = await fetch(url);
+    if (!res.ok) throw new SpindleError('ENOENT_MODULE', `cannot fetch ${url.href}: HTTP ${res.status}; check the URL`);
+    return { bytes: new Uint8Array(await res.arrayBuffer()), name: baseName(url.pathname) };
+  }
+  const { readFile } = await import('node:fs/promises');
+  const path = url ? url : (source as string);
+  const shown = url ? url.pathname : (source as string);
+  try {
+    return { bytes: new Uint8Array(await readFile(path)), name: baseName(shown) };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new SpindleError('ENOENT_MODULE', `cannot find ${shown}: no such file; check the path to the .wasm program`);
+    if (code === 'EISDIR') throw new SpindleError('ENOENT_MODULE', `${shown} is a directory; give the path of a .wasm file`);
+    throw new SpindleError('ENOENT_MODULE', `cannot read ${shown}: ${(e as Error).message}`);
+  }
+}
+
+async function compile(bytes: Uint8Array, name: string): Promise<WebAssembly.Module> {
+  try {
+    return await WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>);
+  } catch (e) {
+    throw new SpindleError('BAD_MODULE', `${name} does not compile: ${(e as Error).message.replace(/^WebAssembly\.compile\(\): /, '')}`);
+  }
+}
+
+function baseName(path: string): string {
+  return path.split(/[\\/]/).pop() || 'module.wasm';
+}
+
+/** A compiled module's memory limits are not observable; the caller must give its memory. */
+function limitsFromOption(name: string, imports: WebAssembly.ModuleImportDescriptor[], memory: WebAssembly.Memory | undefined): MemoryImport {
+  const imp = imports.find((i) => i.kind === 'memory')!;
+  if (!memory) {
+    throw new SpindleError('BAD_OPTION', `${name} was given as a compiled WebAssembly.Module that imports memory; `
+      + 'pass its bytes instead, or pass the shared memory to use as the `memory` option');
+  }
+  const shared = memory.buffer instanceof SharedArrayBuffer;
+  return { module: imp.module, name: imp.name, initial: memory.buffer.byteLength / 65536, maximum: undefined, shared };
+}

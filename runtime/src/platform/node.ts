@@ -1,0 +1,66 @@
+/**
+ * The Node.js platform: worker_threads workers (startable from any thread, including a worker
+ * that then blocks: Node starts nested workers without the parent's event loop), synchronous
+ * fd I/O with node:fs, and V8 flags.
+ */
+import { Worker } from 'node:worker_threads';
+import { availableParallelism } from 'node:os';
+import { readSync, writeSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import type { Platform, WorkerHandle } from './types.js';
+import type { WorkerInit } from '../thread.js';
+import { errnoOfNodeError, sleepMs } from './node-errno.js';
+
+const workerUrl = new URL('../worker.js', import.meta.url);
+
+function startWorker(init: WorkerInit, onFailure: (message: string) => void): WorkerHandle {
+  const w = new Worker(workerUrl, { workerData: init, stdout: false, stderr: false });
+  w.on('error', (e) => onFailure(`worker for slot ${init.slot} failed: ${e instanceof Error ? e.message : String(e)}`));
+  return { terminate: async () => { await w.terminate(); } };
+}
+
+function writeFd(fd: number, bytes: Uint8Array): number {
+  let off = 0;
+  while (off < bytes.length) {
+    try {
+      off += writeSync(fd, bytes, off, bytes.length - off);
+    } catch (e) {
+      // A non-blocking pipe or tty that is full: wait for the reader instead of dropping bytes.
+      if ((e as NodeJS.ErrnoException).code === 'EAGAIN') { sleepMs(1); continue; }
+      return errnoOfNodeError(e);
+    }
+  }
+  return 0;
+}
+
+function readFd(fd: number, max: number): Uint8Array | number {
+  const buf = new Uint8Array(max);
+  for (;;) {
+    try {
+      const n = readSync(fd, buf, 0, max, null);
+      return buf.subarray(0, n);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN') { sleepMs(5); continue; }
+      if (code === 'EOF') return buf.subarray(0, 0);
+      return errnoOfNodeError(e);
+    }
+  }
+}
+
+let optimizing = false;
+function preferOptimizingCompiler(): void {
+  if (optimizing) return;
+  optimizing = true;
+  // V8 has no on-stack replacement for wasm: a long loop entered once stays in Liftoff (baseline)
+  // code. Compiling with TurboFan up front makes long-running threads run optimized code.
+  setFlagsFromString('--no-liftoff');
+}
+
+export const nodePlatform: Platform = {
+  cpuCount: () => availableParallelism(),
+  startWorker,
+  writeFd,
+  readFd,
+  preferOptimizingCompiler,
+};

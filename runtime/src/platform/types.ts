@@ -1,0 +1,25 @@
+/**
+ * What the runtime needs from its host platform (Node or a browser), in one interface, so the
+ * core has no `node:` import and no `self`/`window` reference. One implementation per platform.
+ */
+import type { WorkerInit } from '../thread.js';
+
+export interface WorkerHandle {
+  terminate(): Promise<void>;
+}
+
+export interface Platform {
+  /** Logical cores available to this process. */
+  cpuCount(): number;
+  /**
+   * Starts a pool worker for `init.slot`. Callable from any thread of the program; `onFailure`
+   * runs if the worker cannot start or dies outside the runtime's control.
+   */
+  startWorker(init: WorkerInit, onFailure: (message: string) => void): WorkerHandle;
+  /** Writes all of `bytes` to a host fd synchronously. Returns 0 or a WASI errno. */
+  writeFd(fd: number, bytes: Uint8Array): number;
+  /** Reads up to `max` bytes from a host fd, blocking. Bytes (empty = EOF) or a WASI errno. */
+  readFd(fd: number, max: number): Uint8Array | number;
+  /** Turns V8's optimizing-tier-up-front compilation of wasm on (process-wide, Node only). */
+  preferOptimizingCompiler(): void;
+}

@@ -1,0 +1,191 @@
+/**
+ * The main-thread side of a running program: creates the shared memory, the control block and
+ * the output rings, starts `_start` on a worker (or on the calling thread), prewarms the pool,
+ * pumps ring output into the user's callbacks, and, when any thread records an exit status,
+ * drains the output, terminates every worker and resolves the exit code.
+ *
+ * The main thread never takes part in a spawn or a file operation: threads find idle workers
+ * through the control block themselves. It only waits (asynchronously) for output and the exit.
+ */
+import { Control, CMD_RUN_MAIN, OUT_SEQ, STATE, STATE_EXITED } from './control.js';
+import { ExitSignal, SpindleError } from './errors.js';
+import type { LoadedProgram } from './load.js';
+import { OutputRings, type StreamRoute } from './output.js';
+import type { Platform, WorkerHandle } from './platform/types.js';
+import { SharedInput } from './stdin.js';
+import { instantiateThread, reportFailure, runThread, ThreadStdio, type WorkerInit } from './thread.js';
+
+export type OutputOption = 'inherit' | ((chunk: Uint8Array) => void);
+
+export interface RunOptions {
+  /** argv[1..]. */
+  args?: readonly string[];
+  /** argv[0]; default: the module file's base name. */
+  argv0?: string;
+  env?: Readonly<Record<string, string>> | readonly string[];
+  /** Default 'inherit': the host process's fd 1 (Node). A callback receives byte chunks. */
+  stdout?: OutputOption;
+  stderr?: OutputOption;
+  /** Default 'inherit' (the host's fd 0, Node); a string or bytes gives a fixed input. */
+  stdin?: 'inherit' | string | Uint8Array;
+  /** Workers started ahead of the first spawn. Default: available cores. */
+  threads?: number;
+  /** Most threads alive at once (not counting the main thread); past it thread-spawn fails (EAGAIN). Default 512. */
+  maxThreads?: number;
+  /** Run `_start` on the calling thread instead of a worker (Node only). Default false. */
+  runOnCallingThread?: boolean;
+  /** Compile with V8's optimizing tier up front (Node). Default true. */
+  optimize?: boolean;
+  /** The shared memory to use, for a compiled WebAssembly.Module that imports one. */
+  memory?: WebAssembly.Memory;
+}
+
+const DEFAULT_MAX_THREADS = 512;
+
+export class Program {
+  private readonly ctl: Control;
+  private readonly rings = OutputRings.create();
+  private readonly workers: WorkerHandle[] = [];
+  private readonly init: WorkerInit;
+  private readonly sinks: [OutputOption, OutputOption];
+  private exitPromise: Promise<number> | undefined;
+
+  constructor(private readonly program: LoadedProgram, private readonly options: RunOptions, private readonly platform: Platform) {
+    const maxThreads = checkCount('maxThreads', options.maxThreads ?? DEFAULT_MAX_THREADS, 1);
+    this.ctl = Control.create(maxThreads + 1);
+    this.sinks = [options.stdout ?? 'inherit', options.stderr ?? 'inherit'];
+    this.init = {
+      module: program.module,
+      memory: createMemory(program, options.memory),
+      memoryImport: program.memory ? { module: program.memory.module, name: program.memory.name } : null,
+      hasThreadStart: program.hasThreadStart,
+      control: this.ctl.buffer,
+      rings: this.rings.buffer,
+      stdout: route(this.sinks[0]),
+      stderr: route(this.sinks[1]),
+      stdin: stdinSource(options.stdin),
+      args: [options.argv0 ?? program.name, ...(options.args ?? [])],
+      env: envList(options.env),
+      slot: -1,
+    };
+  }
+
+  /** Starts the program once; resolves with its exit code. */
+  start(): Promise<number> {
+    this.exitPromise ??= this.run();
+    return this.exitPromise;
+  }
+
+  /** Ends the program now with `code` (as if a thread called proc_exit). */
+  kill(code = 137): void {
+    this.ctl.requestExit(code);
+  }
+
+  private async run(): Promise<number> {
+    const pool = this.program.usesThreads ? checkCount('threads', this.options.threads ?? this.platform.cpuCount(), 0) : 0;
+    if (this.options.runOnCallingThread) {
+      this.prewarm(pool);
+      this.runHere();
+    } else {
+      this.startWorker(this.ctl.reserveSlot(), CMD_RUN_MAIN);
+      this.prewarm(pool);
+    }
+    await this.pumpUntilExit();
+    this.drainOutput();
+    await Promise.all(this.workers.map((w) => w.terminate()));
+    return this.ctl.exitCode;
+  }
+
+  private prewarm(count: number): void {
+    for (let i = 0; i < count; i++) {
+      const slot = this.ctl.reserveSlot();
+      if (slot < 0) return;
+      this.ctl.pushIdle(slot);
+      this.startWorker(slot);
+    }
+  }
+
+  private startWorker(slot: number, cmd?: number): void {
+    if (cmd !== undefined) this.ctl.command(slot, cmd, 0, 0);
+    const stdio = new ThreadStdio(this.init, this.platform);
+    this.workers.push(this.platform.startWorker({ ...this.init, slot }, (m) => reportFailure(stdio, this.ctl, m)));
+  }
+
+  /** Node's calling-thread mode: `_start` runs right here, synchronously. */
+  private runHere(): void {
+    const stdio = new ThreadStdio(this.init, this.platform);
+    stdio.drainInline = () => this.drainOutput();
+    let thread;
+    try {
+      thread = instantiateThread(this.init, this.platform, stdio);
+    } catch (e) {
+      if (e instanceof ExitSignal) return;
+      throw new SpindleError('BAD_MODULE', `cannot instantiate ${this.program.name}: ${(e as Error).message}`);
+    }
+    runThread(thread, this.ctl, stdio, 0, 0);
+  }
+
+  /** Delivers ring output to the callbacks until some thread records the exit status. */
+  private async pumpUntilExit(): Promise<void> {
+    const words = this.ctl.words;
+    let exited = false;
+    const exit = waitForExit(words).then(() => { exited = true; });
+    while (!exited) {
+      const seq = Atomics.load(words, OUT_SEQ);
+      this.drainOutput();
+      if (Atomics.load(words, STATE) === STATE_EXITED) break;
+      const onOutput = Atomics.waitAsync(words, OUT_SEQ, seq);
+      if (onOutput.async) await Promise.race([onOutput.value, exit]);
+    }
+    Atomics.notify(words, OUT_SEQ); // release the output waiter still pending
+  }
+
+  private drainOutput(): void {
+    for (const stream of [0, 1] as const) {
+      const sink = this.sinks[stream];
+      if (typeof sink !== 'function') continue;
+      for (let chunk = this.rings.drain(stream); chunk; chunk = this.rings.drain(stream)) sink(chunk);
+    }
+  }
+}
+
+async function waitForExit(words: Int32Array): Promise<void> {
+  for (;;) {
+    const state = Atomics.load(words, STATE);
+    if (state === STATE_EXITED) return;
+    const w = Atomics.waitAsync(words, STATE, state);
+    if (w.async) await w.value;
+  }
+}
+
+function route(sink: OutputOption): StreamRoute {
+  return sink === 'inherit' ? 'fd' : 'ring';
+}
+
+function stdinSource(stdin: RunOptions['stdin']): 'fd' | SharedArrayBuffer {
+  if (stdin === undefined || stdin === 'inherit') return 'fd';
+  return SharedInput.create(typeof stdin === 'string' ? new TextEncoder().encode(stdin) : stdin);
+}
+
+function envList(env: RunOptions['env']): string[] {
+  if (!env) return [];
+  if (Array.isArray(env)) return [...env];
+  return Object.entries(env as Record<string, string>).map(([k, v]) => `${k}=${v}`);
+}
+
+function checkCount(option: string, n: number, min: number): number {
+  if (!Number.isInteger(n) || n < min || n > 65536) {
+    throw new SpindleError('BAD_OPTION', `${option} must be an integer between ${min} and 65536 (got ${n})`);
+  }
+  return n;
+}
+
+function createMemory(program: LoadedProgram, given: WebAssembly.Memory | undefined): WebAssembly.Memory | null {
+  if (given) return given;
+  const m = program.memory;
+  if (!m) return null;
+  if (m.shared && m.maximum === undefined) {
+    throw new SpindleError('BAD_MODULE', `${program.name} imports a shared memory without a maximum size, which WebAssembly does not allow; link with -Wl,--max-memory=N`);
+  }
+  return new WebAssembly.Memory({ initial: m.initial, maximum: m.maximum, shared: m.shared } as WebAssembly.MemoryDescriptor);
+}

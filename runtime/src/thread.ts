@@ -1,0 +1,170 @@
+/**
+ * One wasm thread: an instance of the program's module on the program's shared memory, with
+ * its WASI host, its `thread-spawn` import, and the code that runs `_start` or
+ * `wasi_thread_start` and turns every way it can end into an exit status.
+ *
+ * Used by pool workers (worker.ts) and, in Node's calling-thread mode, by the main thread.
+ * Thread rules: everything here runs on the thread that owns the instance; the only shared
+ * state is the control block, the output rings and the stdin buffer, all in SharedArrayBuffers.
+ */
+import { Control, CMD_RUN_THREAD } from './control.js';
+import { ExitSignal } from './errors.js';
+import { OutputRings, type StreamRoute } from './output.js';
+import type { Platform } from './platform/types.js';
+import type { WasiHost } from './wasi/host.js';
+import { wasiPreview1 } from './wasi/preview1.js';
+import { SharedInput } from './stdin.js';
+
+/** Everything a worker needs to run threads of a program. Structured-cloneable. */
+export interface WorkerInit {
+  module: WebAssembly.Module;
+  /** The shared memory, or null when the module defines its own (a single-threaded program). */
+  memory: WebAssembly.Memory | null;
+  memoryImport: { module: string; name: string } | null;
+  hasThreadStart: boolean;
+  control: SharedArrayBuffer;
+  rings: SharedArrayBuffer;
+  stdout: StreamRoute;
+  stderr: StreamRoute;
+  /** 'fd': the host's fd 0; otherwise a SharedInput buffer (possibly empty). */
+  stdin: 'fd' | SharedArrayBuffer;
+  args: string[];
+  env: string[];
+  /** This worker's slot in the control block. */
+  slot: number;
+}
+
+/** The stdio side of a WasiHost, shared by all instances a worker creates. */
+export class ThreadStdio {
+  private readonly ctl: Control;
+  private readonly rings: OutputRings;
+  private readonly input: SharedInput | null;
+  /** Set on the main thread: the ring is drained in place instead of waiting for it. */
+  drainInline: (() => void) | undefined;
+
+  constructor(private readonly init: WorkerInit, private readonly platform: Platform) {
+    this.ctl = new Control(init.control);
+    this.rings = new OutputRings(init.rings);
+    this.input = init.stdin === 'fd' ? null : new SharedInput(init.stdin);
+  }
+
+  write(fd: 1 | 2, bytes: Uint8Array): number {
+    if ((fd === 1 ? this.init.stdout : this.init.stderr) === 'fd') return this.platform.writeFd(fd, bytes);
+    this.rings.write(fd === 1 ? 0 : 1, bytes, this.ctl, this.drainInline);
+    return 0;
+  }
+
+  read(max: number): Uint8Array | number {
+    return this.input ? this.input.read(max) : this.platform.readFd(0, max);
+  }
+
+  ready(): boolean {
+    return this.input ? true : true; // a host fd may block; poll reports it ready like a tty would
+  }
+}
+
+/** A WasiHost whose thread id is set when the instance is given a thread to run. */
+class Host implements WasiHost {
+  memory!: WebAssembly.Memory;
+  threadId = 0;
+  constructor(
+    readonly args: readonly string[],
+    readonly env: readonly string[],
+    private readonly stdio: ThreadStdio,
+    private readonly ctl: Control,
+  ) {}
+  writeOutput(fd: 1 | 2, bytes: Uint8Array): number { return this.stdio.write(fd, bytes); }
+  readStdin(max: number): Uint8Array | number { return this.stdio.read(max); }
+  stdinReady(): boolean { return this.stdio.ready(); }
+  exit(code: number): never {
+    // As on Linux, the status a parent sees is the low 8 bits. (wasmtime traps on >= 126 instead.)
+    this.ctl.requestExit(code & 0xff);
+    throw new ExitSignal(code & 0xff);
+  }
+  raise(signal: number): never {
+    return this.exit(128 + signal);
+  }
+}
+
+export interface WasmThread {
+  instance: WebAssembly.Instance;
+  host: Host;
+}
+
+/** Instantiates the program for a new thread (the instance is fresh: its own stack pointer, TLS). */
+export function instantiateThread(init: WorkerInit, platform: Platform, stdio: ThreadStdio): WasmThread {
+  const ctl = new Control(init.control);
+  const host = new Host(init.args, init.env, stdio, ctl);
+  const imports: WebAssembly.Imports = {
+    wasi_snapshot_preview1: wasiPreview1(host),
+    wasi: { 'thread-spawn': (arg: number) => spawnThread(init, platform, ctl, stdio, arg) },
+  };
+  if (init.memory && init.memoryImport) {
+    const { module, name } = init.memoryImport;
+    imports[module] = { ...(imports[module] ?? {}), [name]: init.memory };
+  }
+  const instance = new WebAssembly.Instance(init.module, imports);
+  host.memory = init.memory ?? (instance.exports.memory as WebAssembly.Memory);
+  return { instance, host };
+}
+
+/** wasi-threads `thread-spawn`: a thread id > 0, or a negative value when no thread can start. */
+function spawnThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: ThreadStdio, arg: number): number {
+  if (!init.hasThreadStart) {
+    reportFailure(stdio, ctl, 'the program called thread-spawn but does not export wasi_thread_start; '
+      + 'build it for wasm32-wasip1-threads with the toolchain\'s thread support (e.g. -pthread)');
+    throw new ExitSignal(1);
+  }
+  if (ctl.exited) return -1;
+  let slot = ctl.popIdle();
+  const grow = slot < 0;
+  if (grow) slot = ctl.reserveSlot();
+  if (slot < 0) return -6; // EAGAIN: the pool is at its maximum
+  const tid = ctl.nextThreadId();
+  if (tid < 0) { if (!grow) ctl.pushIdle(slot); return -6; }
+  ctl.command(slot, CMD_RUN_THREAD, tid, arg);
+  if (grow) {
+    platform.startWorker({ ...init, slot }, (message) => reportFailure(stdio, ctl, message));
+  }
+  return tid;
+}
+
+export function reportFailure(stdio: ThreadStdio, ctl: Control, message: string): void {
+  ctl.requestExit(1, () => stdio.write(2, new TextEncoder().encode(`spindle: error: ${message}\n`)));
+}
+
+/**
+ * Runs `_start` (tid 0) or `wasi_thread_start(tid, arg)` to its end. Returns true if the thread
+ * returned normally and its worker may take more work; false if the program is ending.
+ */
+export function runThread(thread: WasmThread, ctl: Control, stdio: ThreadStdio, tid: number, arg: number): boolean {
+  thread.host.threadId = tid;
+  const exports = thread.instance.exports;
+  try {
+    if (tid === 0) {
+      (exports._start as () => void)();
+      ctl.requestExit(0); // POSIX: main returning ends the program, whatever other threads do
+      return false;
+    }
+    (exports.wasi_thread_start as (tid: number, arg: number) => void)(tid, arg);
+    return !ctl.exited;
+  } catch (e) {
+    if (!(e instanceof ExitSignal)) reportTrap(stdio, ctl, tid, e);
+    return false;
+  }
+}
+
+/** A trap ends the program with 134 (like wasmtime) and a message naming the thread. */
+function reportTrap(stdio: ThreadStdio, ctl: Control, tid: number, e: unknown): void {
+  // If the program was already ending, this thread was merely cut short: nothing to report.
+  const who = tid === 0 ? 'main thread (thread 0)' : `thread ${tid}`;
+  ctl.requestExit(134, () => stdio.write(2, new TextEncoder().encode(`spindle: ${who} trapped: ${describeTrap(e)}\n`)));
+}
+
+function describeTrap(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const kind = e instanceof WebAssembly.RuntimeError ? 'wasm trap' : e.name;
+  // Keep the wasm frames of the stack (they name the functions); drop the runtime's JS frames.
+  const frames = (e.stack ?? '').split('\n').filter((l) => /wasm:\/\/|wasm-function/.test(l));
+  return `${kind}: ${e.message}` + (frames.length ? `\nwasm backtrace:\n${frames.join('\n')}` : '');
+}

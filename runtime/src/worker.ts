@@ -1,0 +1,50 @@
+/**
+ * A pool worker: the script every worker of a program runs. It owns one slot of the control
+ * block for its whole life and serves threads in it one after another:
+ *
+ *   instantiate a fresh instance  ->  wait for CMD in its slot  ->  run the thread  ->  back on
+ *   the idle stack  ->  instantiate ... until the program ends.
+ *
+ * The instance for the next thread is created before the worker waits, so a spawn only costs a
+ * notify. Whoever created this worker has already put its slot on the idle stack (prewarm) or
+ * written a command into it (growth), so a command may be waiting before the worker even boots.
+ */
+import { Control, CMD_NONE, CMD_RUN_MAIN } from './control.js';
+import { instantiateThread, reportFailure, runThread, ThreadStdio, type WorkerInit } from './thread.js';
+import type { Platform } from './platform/types.js';
+
+export function serve(init: WorkerInit, platform: Platform): void {
+  const ctl = new Control(init.control);
+  const stdio = new ThreadStdio(init, platform);
+  const cmdWord = ctl.slotWord(init.slot, 0);
+  for (;;) {
+    let thread;
+    try {
+      thread = instantiateThread(init, platform, stdio);
+    } catch (e) {
+      reportFailure(stdio, ctl, `cannot instantiate the program: ${e instanceof Error ? e.message : String(e)}`);
+      return;
+    }
+    while (Atomics.load(ctl.words, cmdWord) === CMD_NONE) Atomics.wait(ctl.words, cmdWord, CMD_NONE);
+    if (ctl.exited) return;
+    const cmd = Atomics.load(ctl.words, cmdWord);
+    const tid = ctl.words[ctl.slotWord(init.slot, 1)]!;
+    const arg = ctl.words[ctl.slotWord(init.slot, 2)]!;
+    Atomics.store(ctl.words, cmdWord, CMD_NONE);
+    if (!runThread(thread, ctl, stdio, cmd === CMD_RUN_MAIN ? 0 : tid, arg)) return;
+    ctl.pushIdle(init.slot);
+  }
+}
+
+async function boot(): Promise<void> {
+  if (typeof process !== 'undefined' && process.versions?.node) {
+    const { workerData } = await import('node:worker_threads');
+    const { nodePlatform } = await import('./platform/node.js');
+    serve(workerData as WorkerInit, nodePlatform);
+  } else {
+    // TODO(#6): the browser platform (module workers, OPFS) is issue 6.
+    throw new Error('spindle: this runtime build supports Node.js workers only');
+  }
+}
+
+void boot();
