@@ -1,0 +1,135 @@
+/**
+ * The four WASI clocks (clock_res_get, clock_time_get) and the time sources `poll.ts` sleeps on.
+ *
+ * Sources, chosen so that every thread of a program reads the same clocks:
+ * - REALTIME: `performance.timeOrigin + performance.now()` (sub-millisecond wall time; Date.now()
+ *   is whole milliseconds). Not required to be monotonic.
+ * - MONOTONIC: in Node `process.hrtime.bigint()` (CLOCK_MONOTONIC, nanoseconds, the same clock in
+ *   every worker). `performance.now()` alone is NOT usable: each worker has its own time origin. In
+ *   browsers, `performance.timeOrigin + performance.now()`, the only cross-worker-consistent source.
+ * - PROCESS_CPUTIME_ID: Node `process.cpuUsage()` (user + system of the whole process). Browsers
+ *   have no CPU clock: monotonic time since this module loaded stands in (an upper bound).
+ * - THREAD_CPUTIME_ID: on Linux Node, the first field of /proc/thread-self/schedstat (ns on CPU of
+ *   the calling OS thread; a Node worker is one OS thread). Elsewhere, or if that read ever fails,
+ *   the process CPU clock.
+ * wasmtime answers EBADF for both CPU clocks; we implement them because wasi-libc's clock() and
+ * CLOCK_*_CPUTIME_ID users then work. An unknown clock id is EINVAL (as wasmtime's enum check).
+ *
+ * Thread rules: no shared state; each worker has its own copy of this module's caches.
+ */
+import {
+  CLOCKID_MONOTONIC,
+  CLOCKID_PROCESS_CPUTIME_ID,
+  CLOCKID_REALTIME,
+  CLOCKID_THREAD_CPUTIME_ID,
+  ERRNO_INVAL,
+  ERRNO_SUCCESS,
+} from './constants.js';
+import { fail } from './errno.js';
+import type { GuestMemory } from './guest-memory.js';
+
+interface NodeProcessLike {
+  hrtime: { bigint(): bigint };
+  cpuUsage(): { user: number; system: number };
+  getBuiltinModule?(id: string): unknown;
+}
+interface NodeFsLike {
+  readFileSync(path: string, encoding: 'latin1'): string;
+}
+
+const nodeProcess: NodeProcessLike | undefined = (() => {
+  const p = (globalThis as { process?: Partial<NodeProcessLike> }).process;
+  return typeof p?.hrtime?.bigint === 'function' && typeof p.cpuUsage === 'function'
+    ? (p as NodeProcessLike)
+    : undefined;
+})();
+
+/** Milliseconds (a double) to whole nanoseconds without losing the sub-millisecond part. */
+function msToNs(ms: number): bigint {
+  const whole = Math.floor(ms);
+  return BigInt(whole) * 1_000_000n + BigInt(Math.round((ms - whole) * 1e6));
+}
+
+/** Wall-clock time in ns since the Unix epoch. */
+export function realtimeNow(): bigint {
+  return msToNs(performance.timeOrigin + performance.now());
+}
+
+/** Monotonic time in ns, the same clock on every thread of the process. */
+export const monotonicNow: () => bigint = nodeProcess
+  ? () => nodeProcess.hrtime.bigint()
+  : realtimeNow;
+
+const loadedAt = monotonicNow();
+
+function processCpuNow(): bigint {
+  if (!nodeProcess) return monotonicNow() - loadedAt;
+  const { user, system } = nodeProcess.cpuUsage();
+  return BigInt(user + system) * 1000n;
+}
+
+const SCHEDSTAT = '/proc/thread-self/schedstat';
+let schedstatFs: NodeFsLike | undefined = (() => {
+  const fs = nodeProcess?.getBuiltinModule?.('node:fs') as NodeFsLike | undefined;
+  return typeof fs?.readFileSync === 'function' ? fs : undefined;
+})();
+
+function threadCpuNow(): bigint {
+  if (schedstatFs) {
+    try {
+      const text = schedstatFs.readFileSync(SCHEDSTAT, 'latin1');
+      return BigInt(text.slice(0, text.indexOf(' ')));
+    } catch {
+      schedstatFs = undefined; // not Linux (or no /proc): use the process clock from now on
+    }
+  }
+  return processCpuNow();
+}
+
+/** The current value of clock `id` in ns. Fails with EINVAL for an unknown id. */
+export function clockNow(id: number): bigint {
+  switch (id) {
+    case CLOCKID_REALTIME:
+      return realtimeNow();
+    case CLOCKID_MONOTONIC:
+      return monotonicNow();
+    case CLOCKID_PROCESS_CPUTIME_ID:
+      return processCpuNow();
+    case CLOCKID_THREAD_CPUTIME_ID:
+      return threadCpuNow();
+    default:
+      return fail(ERRNO_INVAL);
+  }
+}
+
+/** The resolution of clock `id` in ns: what the source can tell apart, not what we round to. */
+export function clockResolution(id: number): bigint {
+  switch (id) {
+    case CLOCKID_REALTIME:
+      return 1_000n;
+    case CLOCKID_MONOTONIC:
+      return nodeProcess ? 1n : 1_000n;
+    case CLOCKID_PROCESS_CPUTIME_ID:
+      return 1_000n;
+    case CLOCKID_THREAD_CPUTIME_ID:
+      return schedstatFs ? 1n : 1_000n;
+    default:
+      return fail(ERRNO_INVAL);
+  }
+}
+
+/** clock_res_get and clock_time_get. */
+export function clockFunctions(mem: GuestMemory) {
+  return {
+    clock_res_get: (id: number, resolutionPtr: number): number => {
+      const res = clockResolution(id);
+      mem.setU64(resolutionPtr, res);
+      return ERRNO_SUCCESS;
+    },
+    clock_time_get: (id: number, _precision: bigint, timePtr: number): number => {
+      const now = clockNow(id);
+      mem.setU64(timePtr, now);
+      return ERRNO_SUCCESS;
+    },
+  };
+}

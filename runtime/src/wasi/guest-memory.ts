@@ -1,0 +1,162 @@
+/**
+ * Bounds-checked little-endian access to one instance's linear memory, and the one place strings
+ * become UTF-8 (and back).
+ *
+ * Invariants:
+ * - Every access goes through `range`, which fails the WASI call with EFAULT for any pointer or
+ *   length outside memory: a guest never sees a RangeError, and never a partial write caused by
+ *   a later out-of-bounds pointer when callers validate first (they do: see `iovecs`).
+ * - Pointers and lengths arrive from wasm as signed i32; `range` reinterprets them as u32.
+ * - The cached views are only a fast path. Memory only grows and a shared buffer never detaches,
+ *   so a cached view is always correct for the bytes it covers; an access past its end re-reads
+ *   `memory.buffer` (another thread may have grown the memory, or a non-shared memory may have been
+ *   replaced) before deciding EFAULT. This saves re-reading `memory.buffer` (tens of ns on a
+ *   growable shared memory) on every call.
+ * - Views returned by `view` alias guest memory: use them before the next access, never keep them.
+ *   `copy` returns bytes in a fresh, non-shared buffer (safe to keep, post, or decode in browsers).
+ *
+ * Thread rules: one `GuestMemory` per wasm instance, used only on that instance's thread.
+ */
+import { ERRNO_FAULT, ERRNO_ILSEQ, IOVEC_SIZE } from './constants.js';
+import { fail } from './errno.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/** UTF-8 bytes of `s`. Every size the guest sees is computed from these bytes. */
+export function utf8(s: string): Uint8Array {
+  return encoder.encode(s);
+}
+
+/** A list of guest buffers (an iovec array), validated in full. */
+export interface IoVecs {
+  readonly ptrs: number[];
+  readonly lens: number[];
+  /** Sum of `lens`. */
+  readonly total: number;
+}
+
+export class GuestMemory {
+  private bytes!: Uint8Array;
+  private data!: DataView;
+
+  constructor(private readonly memory: WebAssembly.Memory) {
+    this.refresh();
+  }
+
+  /** Checks that [ptr, ptr + len) lies in memory; returns ptr as u32. Fails with EFAULT. */
+  range(ptr: number, len: number): number {
+    const start = ptr >>> 0;
+    const end = start + (len >>> 0);
+    if (end > this.bytes.length) {
+      this.refresh();
+      if (end > this.bytes.length) fail(ERRNO_FAULT);
+    }
+    return start;
+  }
+
+  getU8(ptr: number): number {
+    return this.data.getUint8(this.range(ptr, 1));
+  }
+  getU16(ptr: number): number {
+    return this.data.getUint16(this.range(ptr, 2), true);
+  }
+  getU32(ptr: number): number {
+    return this.data.getUint32(this.range(ptr, 4), true);
+  }
+  getU64(ptr: number): bigint {
+    return this.data.getBigUint64(this.range(ptr, 8), true);
+  }
+
+  setU8(ptr: number, value: number): void {
+    this.data.setUint8(this.range(ptr, 1), value);
+  }
+  setU16(ptr: number, value: number): void {
+    this.data.setUint16(this.range(ptr, 2), value, true);
+  }
+  setU32(ptr: number, value: number): void {
+    this.data.setUint32(this.range(ptr, 4), value, true);
+  }
+  setU64(ptr: number, value: bigint): void {
+    this.data.setBigUint64(this.range(ptr, 8), BigInt.asUintN(64, value), true);
+  }
+
+  /** A view of guest bytes [ptr, ptr + len). Aliases memory: use at once, never keep. */
+  view(ptr: number, len: number): Uint8Array {
+    const start = this.range(ptr, len);
+    return this.bytes.subarray(start, start + (len >>> 0));
+  }
+
+  /** A copy of guest bytes [ptr, ptr + len) in a fresh non-shared buffer. */
+  copy(ptr: number, len: number): Uint8Array {
+    return this.view(ptr, len).slice();
+  }
+
+  /** Writes all of `src` at `ptr`. */
+  write(ptr: number, src: Uint8Array): void {
+    const start = this.range(ptr, src.length);
+    this.bytes.set(src, start);
+  }
+
+  /** Zeroes `len` bytes at `ptr` (struct results start from zero padding). */
+  zero(ptr: number, len: number): void {
+    const start = this.range(ptr, len);
+    this.bytes.fill(0, start, start + len);
+  }
+
+  /** Decodes the UTF-8 string at [ptr, ptr + len). Fails with EFAULT, or EILSEQ if not UTF-8. */
+  string(ptr: number, len: number): string {
+    const bytes = this.copy(ptr, len);
+    try {
+      return decoder.decode(bytes);
+    } catch {
+      return fail(ERRNO_ILSEQ);
+    }
+  }
+
+  /** Reads and validates `count` iovecs at `ptr` (and every buffer they name). */
+  iovecs(ptr: number, count: number): IoVecs {
+    const n = count >>> 0;
+    const base = this.range(ptr, n * IOVEC_SIZE);
+    const ptrs: number[] = [];
+    const lens: number[] = [];
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      const buf = this.getU32(base + i * IOVEC_SIZE);
+      const len = this.getU32(base + i * IOVEC_SIZE + 4);
+      this.range(buf, len);
+      ptrs.push(buf);
+      lens.push(len);
+      total += len;
+    }
+    return { ptrs, lens, total };
+  }
+
+  /** Copies all bytes named by `iovs` into one fresh buffer, in order. */
+  gather(iovs: IoVecs): Uint8Array {
+    const out = new Uint8Array(iovs.total);
+    let at = 0;
+    for (let i = 0; i < iovs.ptrs.length; i++) {
+      out.set(this.view(iovs.ptrs[i], iovs.lens[i]), at);
+      at += iovs.lens[i];
+    }
+    return out;
+  }
+
+  /** Copies `src` into the buffers named by `iovs`, in order; returns the bytes placed. */
+  scatter(iovs: IoVecs, src: Uint8Array): number {
+    let at = 0;
+    for (let i = 0; i < iovs.ptrs.length && at < src.length; i++) {
+      const n = Math.min(iovs.lens[i], src.length - at);
+      this.write(iovs.ptrs[i], src.subarray(at, at + n));
+      at += n;
+    }
+    return at;
+  }
+
+  private refresh(): void {
+    const buffer = this.memory.buffer;
+    this.bytes = new Uint8Array(buffer);
+    this.data = new DataView(buffer);
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The `wasi_snapshot_preview1` import object: all 46 functions of WASI preview1 under their spec
+ * names, so any wasm32-wasip1(-threads) module links. This file only assembles; each function lives
+ * in the module named for what it owns (args-env, clock, random, fd, fd-io, path, poll, sock, proc).
+ *
+ * The errno guard (the one rule about exceptions): every import except proc_exit is wrapped so that
+ *   - a `WasiErrno` thrown inside (errno.ts: bounds checks, descriptors) returns its errno;
+ *   - any other exception (a bug here, a host method throwing against its contract) returns EIO,
+ *     after being reported to `onUnexpectedError`;
+ *   - nothing ever throws into wasm.
+ * proc_exit is NOT wrapped: `host.exit` throws on purpose to unwind the wasm stack and the runtime
+ * core must receive that exception as thrown. `host.raise` is never called (proc_raise is ENOTSUP,
+ * as in wasmtime), so no other import can unwind.
+ *
+ * Thread rules: build one import object per wasm instance (= per thread), on that thread. With the
+ * default fd table, fd_close/fd_renumber of stdio affect only the calling thread (fd-table.ts).
+ */
+import { argsEnvFunctions } from './args-env.js';
+import { clockFunctions } from './clock.js';
+import { ERRNO_IO } from './constants.js';
+import { WasiErrno } from './errno.js';
+import { fdIoFunctions } from './fd-io.js';
+import type { FdTable } from './fd-table.js';
+import { LocalFdTable } from './fd-table.js';
+import { fdFunctions } from './fd.js';
+import { GuestMemory } from './guest-memory.js';
+import type { WasiHost } from './host.js';
+import { pathFunctions } from './path.js';
+import { pollFunctions } from './poll.js';
+import { procExit, procFunctions } from './proc.js';
+import { randomFunctions } from './random.js';
+import { sockFunctions } from './sock.js';
+import { stdioDescriptors } from './stdio.js';
+
+export type { Descriptor, Directory, Fdstat, Filestat, FdTable } from './fd-table.js';
+export { DescriptorBase, LocalFdTable } from './fd-table.js';
+export { OutputDescriptor, StdinDescriptor, stdioDescriptors } from './stdio.js';
+
+/** Every function of wasi_snapshot_preview1, in the spec's order. */
+export const WASI_PREVIEW1_FUNCTIONS = [
+  'args_get', 'args_sizes_get', 'environ_get', 'environ_sizes_get',
+  'clock_res_get', 'clock_time_get',
+  'fd_advise', 'fd_allocate', 'fd_close', 'fd_datasync', 'fd_fdstat_get', 'fd_fdstat_set_flags',
+  'fd_fdstat_set_rights', 'fd_filestat_get', 'fd_filestat_set_size', 'fd_filestat_set_times',
+  'fd_pread', 'fd_prestat_get', 'fd_prestat_dir_name', 'fd_pwrite', 'fd_read', 'fd_readdir',
+  'fd_renumber', 'fd_seek', 'fd_sync', 'fd_tell', 'fd_write',
+  'path_create_directory', 'path_filestat_get', 'path_filestat_set_times', 'path_link',
+  'path_open', 'path_readlink', 'path_remove_directory', 'path_rename', 'path_symlink',
+  'path_unlink_file',
+  'poll_oneoff', 'proc_exit', 'proc_raise', 'sched_yield', 'random_get',
+  'sock_accept', 'sock_recv', 'sock_send', 'sock_shutdown',
+] as const;
+
+export type WasiPreview1FunctionName = (typeof WASI_PREVIEW1_FUNCTIONS)[number];
+
+export interface WasiPreview1Options {
+  /**
+   * The fd table. Default: a per-instance table holding stdio as fds 0, 1, 2. The filesystem
+   * passes its own (shared by all threads) here.
+   */
+  readonly fds?: FdTable;
+  /** Whether fds 0-2 report as a terminal (CHARACTER_DEVICE, so isatty() is true). Default true. */
+  readonly stdioIsTty?: boolean;
+  /** Told about exceptions the guard turned into EIO (bugs). Default: console.error. */
+  readonly onUnexpectedError?: (fn: string, error: unknown) => void;
+}
+
+type WasiFunction = (...args: any[]) => number;
+
+function reportToConsole(fn: string, error: unknown): void {
+  console.error(`spindle: internal error in WASI ${fn} (returned EIO to the program):`, error);
+}
+
+/** Wraps `f` so that it returns an errno instead of throwing (see the module note). */
+function guard(name: string, f: WasiFunction, onUnexpected: (fn: string, e: unknown) => void) {
+  return (...args: any[]): number => {
+    try {
+      return f(...args);
+    } catch (e) {
+      if (e instanceof WasiErrno) return e.errno;
+      onUnexpected(name, e);
+      return ERRNO_IO;
+    }
+  };
+}
+
+/** The complete `wasi_snapshot_preview1` import object for one instance. */
+export function wasiPreview1(
+  host: WasiHost,
+  options: WasiPreview1Options = {},
+): Record<string, (...args: any[]) => number> {
+  const mem = new GuestMemory(host.memory);
+  const fds = options.fds ?? new LocalFdTable(stdioDescriptors(host, options.stdioIsTty ?? true));
+  const onUnexpected = options.onUnexpectedError ?? reportToConsole;
+  const guarded: Record<string, WasiFunction> = {
+    ...argsEnvFunctions(mem, host.args, host.env),
+    ...clockFunctions(mem),
+    ...fdFunctions(mem, fds),
+    ...fdIoFunctions(mem, fds),
+    ...pathFunctions(mem, fds),
+    ...pollFunctions(mem, fds),
+    ...procFunctions(),
+    ...randomFunctions(mem),
+    ...sockFunctions(fds),
+  };
+  const imports: Record<string, WasiFunction> = {};
+  for (const name of WASI_PREVIEW1_FUNCTIONS) {
+    if (name !== 'proc_exit' && !guarded[name]) throw new Error(`spindle: WASI ${name} missing`);
+    imports[name] =
+      name === 'proc_exit' ? procExit(host) : guard(name, guarded[name], onUnexpected);
+  }
+  return imports;
+}
