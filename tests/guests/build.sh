@@ -12,7 +12,7 @@ repo=$(cd "$here/../.." && pwd)
 out="$repo/build/guests"
 force=0
 [ "${1:-}" = "--force" ] && force=1
-mkdir -p "$out/c" "$out/rust" "$out/rust-wasip1"
+mkdir -p "$out/c/.tmp" "$out/rust" "$out/rust-wasip1"
 
 # --- C: one job per stale program, at most $jobs at a time.
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -22,8 +22,9 @@ for src in "$here"/c/*.c; do
   name=$(basename "$src" .c)
   wasm="$out/c/$name.wasm"
   if [ $force = 0 ] && [ "$wasm" -nt "$src" ] && [ "$wasm" -nt "$cc" ]; then continue; fi
-  # Write to a temporary name so an interrupted build never leaves a fresh-looking bad .wasm.
-  ( "$cc" -Wall -Werror "$src" -o "$wasm.tmp" && mv "$wasm.tmp" "$wasm" ) &
+  # Build in .tmp/ then move, so an interrupted build never leaves a fresh-looking bad .wasm
+  # (same file name: wasm-ld records it as the module name that stack traces show).
+  ( "$cc" -Wall -Werror "$src" -o "$out/c/.tmp/$name.wasm" && mv "$out/c/.tmp/$name.wasm" "$wasm" ) &
   pids+=($!)
   if [ ${#pids[@]} -ge "$jobs" ]; then
     wait "${pids[0]}" || fails=1
