@@ -86,3 +86,23 @@ test('a non-shared memory that grows (buffer detached) still works', async () =>
   assert.equal(wasi.args_sizes_get(70000, 70004), C.ERRNO_SUCCESS);
   assert.equal(new DataView(memory.buffer).getUint32(70004, true), 3);
 });
+
+test('first access to grown memory through a plain field write (no prior range check) works', () => {
+  const w = makeWasi();
+  assert.equal(w.wasi.clock_time_get(C.CLOCKID_MONOTONIC, 0n, 8), C.ERRNO_SUCCESS);
+  w.memory.grow(1);
+  assert.equal(w.wasi.clock_time_get(C.CLOCKID_MONOTONIC, 0n, 65536 + 8), C.ERRNO_SUCCESS);
+  assert.ok(w.u64(65536 + 8) > 0n);
+  assert.equal(w.wasi.fd_fdstat_get(1, 65536 + 100), C.ERRNO_SUCCESS);
+  assert.equal(w.u8(65536 + 100), C.FILETYPE_CHARACTER_DEVICE);
+});
+
+test('building the import object reads nothing from the host (memory may not exist yet)', async () => {
+  const { wasiPreview1 } = await import('../dist/wasi/preview1.js');
+  let exported;
+  const memory = { get buffer() { return exported.buffer; } };
+  const wasi = wasiPreview1({ memory, get args() { throw new Error('read too early'); }, env: [] });
+  assert.equal(Object.keys(wasi).length, 46);
+  exported = new WebAssembly.Memory({ initial: 1 });
+  assert.equal(wasi.random_get(0, 16), C.ERRNO_SUCCESS);
+});

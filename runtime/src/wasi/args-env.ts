@@ -1,7 +1,8 @@
 /**
  * args_get, args_sizes_get, environ_get, environ_sizes_get.
  *
- * Invariants: the strings are encoded to UTF-8 once, when the import object is built, and both the
+ * Invariants: the strings are encoded to UTF-8 once, at the first call (the host's lists are
+ * immutable; nothing is read from the host while the import object is built), and both the
  * sizes and the bytes written come from that one encoding (browser_wasi_shim counted UTF-16 units in
  * one and wrote UTF-8 in the other). `*_get` validates the whole pointer array and the whole buffer
  * before writing anything, so an EFAULT leaves guest memory untouched.
@@ -11,6 +12,7 @@
 import { ERRNO_SUCCESS } from './constants.js';
 import type { GuestMemory } from './guest-memory.js';
 import { utf8 } from './guest-memory.js';
+import type { WasiHost } from './host.js';
 
 /** NUL-terminated UTF-8 strings, as the guest will see them. */
 interface StringList {
@@ -48,17 +50,19 @@ function listGet(mem: GuestMemory, list: StringList, ptrsPtr: number, bufPtr: nu
   return ERRNO_SUCCESS;
 }
 
-/** The four argument/environment imports for `args` and `env` ("KEY=VALUE" strings). */
-export function argsEnvFunctions(mem: GuestMemory, args: readonly string[], env: readonly string[]) {
-  const argList = encodeList(args);
-  const envList = encodeList(env);
+/** The four argument/environment imports for the host's `args` and `env` ("KEY=VALUE" strings). */
+export function argsEnvFunctions(mem: GuestMemory, host: Pick<WasiHost, 'args' | 'env'>) {
+  let argList: StringList | undefined;
+  let envList: StringList | undefined;
+  const args = () => (argList ??= encodeList(host.args));
+  const env = () => (envList ??= encodeList(host.env));
   return {
     args_sizes_get: (argcPtr: number, bufSizePtr: number): number =>
-      sizesGet(mem, argList, argcPtr, bufSizePtr),
-    args_get: (argvPtr: number, bufPtr: number): number => listGet(mem, argList, argvPtr, bufPtr),
+      sizesGet(mem, args(), argcPtr, bufSizePtr),
+    args_get: (argvPtr: number, bufPtr: number): number => listGet(mem, args(), argvPtr, bufPtr),
     environ_sizes_get: (countPtr: number, bufSizePtr: number): number =>
-      sizesGet(mem, envList, countPtr, bufSizePtr),
+      sizesGet(mem, env(), countPtr, bufSizePtr),
     environ_get: (environPtr: number, bufPtr: number): number =>
-      listGet(mem, envList, environPtr, bufPtr),
+      listGet(mem, env(), environPtr, bufPtr),
   };
 }

@@ -3,8 +3,8 @@
  * become UTF-8 (and back).
  *
  * Invariants:
- * - Every access goes through `range`, which fails the WASI call with EFAULT for any pointer or
- *   length outside memory: a guest never sees a RangeError, and never a partial write caused by
+ * - Every access goes through `range`, which fails the WASI call with EFAULT for any non-empty
+ *   range outside memory: a guest never sees a RangeError, and never a partial write caused by
  *   a later out-of-bounds pointer when callers validate first (they do: see `iovecs`).
  * - Pointers and lengths arrive from wasm as signed i32; `range` reinterprets them as u32.
  * - The cached views are only a fast path. Memory only grows and a shared buffer never detaches,
@@ -12,6 +12,8 @@
  *   `memory.buffer` (another thread may have grown the memory, or a non-shared memory may have been
  *   replaced) before deciding EFAULT. This saves re-reading `memory.buffer` (tens of ns on a
  *   growable shared memory) on every call.
+ * - `range` may replace the cached views: always call it BEFORE reading `this.bytes`/`this.data`
+ *   (never `this.data.getX(this.range(...))`, which would use the stale view).
  * - Views returned by `view` alias guest memory: use them before the next access, never keep them.
  *   `copy` returns bytes in a fresh, non-shared buffer (safe to keep, post, or decode in browsers).
  *
@@ -37,18 +39,22 @@ export interface IoVecs {
 }
 
 export class GuestMemory {
-  private bytes!: Uint8Array;
-  private data!: DataView;
+  // Empty until the first access: `memory` may be a stand-in whose buffer exists only once the
+  // instance that exports it has been created (the core builds imports before instantiating).
+  private bytes = new Uint8Array(0);
+  private data = new DataView(new ArrayBuffer(0));
 
-  constructor(private readonly memory: WebAssembly.Memory) {
-    this.refresh();
-  }
+  constructor(private readonly memory: WebAssembly.Memory) {}
 
-  /** Checks that [ptr, ptr + len) lies in memory; returns ptr as u32. Fails with EFAULT. */
+  /**
+   * Checks that [ptr, ptr + len) lies in memory; returns ptr as u32. Fails with EFAULT. An empty
+   * range is valid wherever it starts: nothing will be touched (as wasmtime, which never reads
+   * through a pointer to zero items).
+   */
   range(ptr: number, len: number): number {
     const start = ptr >>> 0;
     const end = start + (len >>> 0);
-    if (end > this.bytes.length) {
+    if (end > this.bytes.length && end !== start) {
       this.refresh();
       if (end > this.bytes.length) fail(ERRNO_FAULT);
     }
@@ -56,29 +62,37 @@ export class GuestMemory {
   }
 
   getU8(ptr: number): number {
-    return this.data.getUint8(this.range(ptr, 1));
+    const at = this.range(ptr, 1);
+    return this.data.getUint8(at);
   }
   getU16(ptr: number): number {
-    return this.data.getUint16(this.range(ptr, 2), true);
+    const at = this.range(ptr, 2);
+    return this.data.getUint16(at, true);
   }
   getU32(ptr: number): number {
-    return this.data.getUint32(this.range(ptr, 4), true);
+    const at = this.range(ptr, 4);
+    return this.data.getUint32(at, true);
   }
   getU64(ptr: number): bigint {
-    return this.data.getBigUint64(this.range(ptr, 8), true);
+    const at = this.range(ptr, 8);
+    return this.data.getBigUint64(at, true);
   }
 
   setU8(ptr: number, value: number): void {
-    this.data.setUint8(this.range(ptr, 1), value);
+    const at = this.range(ptr, 1);
+    this.data.setUint8(at, value);
   }
   setU16(ptr: number, value: number): void {
-    this.data.setUint16(this.range(ptr, 2), value, true);
+    const at = this.range(ptr, 2);
+    this.data.setUint16(at, value, true);
   }
   setU32(ptr: number, value: number): void {
-    this.data.setUint32(this.range(ptr, 4), value, true);
+    const at = this.range(ptr, 4);
+    this.data.setUint32(at, value, true);
   }
   setU64(ptr: number, value: bigint): void {
-    this.data.setBigUint64(this.range(ptr, 8), BigInt.asUintN(64, value), true);
+    const at = this.range(ptr, 8);
+    this.data.setBigUint64(at, BigInt.asUintN(64, value), true);
   }
 
   /** A view of guest bytes [ptr, ptr + len). Aliases memory: use at once, never keep. */

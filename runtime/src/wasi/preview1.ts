@@ -12,6 +12,10 @@
  * core must receive that exception as thrown. `host.raise` is never called (proc_raise is ENOTSUP,
  * as in wasmtime), so no other import can unwind.
  *
+ * Building the object reads nothing from `host` (not even `memory.buffer`): the core may build it
+ * before the instance that exports the memory exists, or with a placeholder host just to list
+ * names (WASI_PREVIEW1_FUNCTIONS is the cheaper way to do that).
+ *
  * Thread rules: build one import object per wasm instance (= per thread), on that thread. With the
  * default fd table, fd_close/fd_renumber of stdio affect only the calling thread (fd-table.ts).
  */
@@ -93,7 +97,7 @@ export function wasiPreview1(
   const fds = options.fds ?? new LocalFdTable(stdioDescriptors(host, options.stdioIsTty ?? true));
   const onUnexpected = options.onUnexpectedError ?? reportToConsole;
   const guarded: Record<string, WasiFunction> = {
-    ...argsEnvFunctions(mem, host.args, host.env),
+    ...argsEnvFunctions(mem, host),
     ...clockFunctions(mem),
     ...fdFunctions(mem, fds),
     ...fdIoFunctions(mem, fds),
