@@ -1,0 +1,44 @@
+//! The platform layer: every call to the outside world (growing memory, thread-local heap pointer,
+//! thread-exit notification, fatal errors) lives here, one file per platform. Nothing above this
+//! module names `memory.grow`, mmap or pthreads.
+//!
+//! Contract of both platforms:
+//! - memory is one region that only grows: `grow(n)` returns `n` fresh, zero-filled, chunk-aligned
+//!   chunks, or `None` (limit reached). It is only called with the span pool's lock held. Memory is
+//!   never returned. Chunk indexes are offsets from `base()` in chunks, `< MAX_CHUNKS`.
+//! - `heap_get()` is the calling thread's heap pointer (null until `heap_set`); when a thread that set
+//!   one exits, `crate::heap::thread_exit` runs on it (pthread key destructor on both platforms:
+//!   wasi-libc's pthread keys run destructors at thread exit, as glibc's do).
+
+#[cfg(target_arch = "wasm32")]
+mod wasm32;
+#[cfg(target_arch = "wasm32")]
+pub(crate) use wasm32::*;
+
+#[cfg(not(target_arch = "wasm32"))]
+mod native;
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) use native::*;
+
+/// log2 of the chunk size: wasm's page size, the unit of `memory.grow`.
+pub(crate) const CHUNK_SHIFT: u32 = 16;
+/// The chunk: 64 KiB. Slabs and large spans are whole chunks and start on chunk boundaries.
+pub const CHUNK: usize = 1 << CHUNK_SHIFT;
+
+/// Soft limit, in bytes, on the memory the allocator takes from the platform (for tests of the
+/// out-of-memory path). `usize::MAX`: no limit but the platform's own.
+pub(crate) static LIMIT: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(usize::MAX);
+
+/// Writes `msg` to stderr and aborts. For broken invariants and invalid frees only.
+#[cold]
+#[inline(never)]
+pub(crate) fn fatal(msg: &str) -> ! {
+    let prefix = b"spindle-alloc: ";
+    // SAFETY: writing valid byte slices to fd 2; abort never returns.
+    unsafe {
+        write_stderr(prefix);
+        write_stderr(msg.as_bytes());
+        write_stderr(b"\n");
+        abort()
+    }
+}

@@ -1,0 +1,505 @@
+//! The span pool: the one global structure. It owns the region's free spans (binned by length,
+//! coalesced with free neighbours), grows the region through the platform layer, hands out span
+//! records and other metadata, and keeps the registry of heaps (all, and abandoned ones).
+//!
+//! Every function here runs with `POOL`'s lock held; the lock is taken only on slow paths (a slab
+//! runs dry, a large allocation, a thread starts or exits), never per block.
+//!
+//! Invariants (checked by `validate`):
+//! - free spans never touch each other (freed spans coalesce with free neighbours);
+//! - a free span of `n` chunks is in bin `bin_of(n)`, and bit `bin_of(n)` of `nonempty` is set iff
+//!   that bin is non-empty;
+//! - `committed == Σ bytes obtained from the platform`; `large_bytes == Σ bytes of LARGE spans`.
+
+use crate::chunk_map;
+use crate::heap::Heap;
+use crate::lock::SpinLock;
+use crate::platform::{self, CHUNK, CHUNK_SHIFT};
+use crate::span::{Span, FREE};
+use core::ptr::null_mut;
+
+/// Bins 0..EXACT hold spans of exactly `i + 1` chunks; the last bin holds longer ones.
+const EXACT: usize = 31;
+const NBINS: usize = EXACT + 1;
+
+pub(crate) struct Pool {
+    bins: [*mut Span; NBINS],
+    nonempty: u32,
+    /// One past the highest chunk index the pool got from the platform.
+    end_chunk: usize,
+    /// Free span records.
+    free_records: *mut Span,
+    /// Metadata bump area.
+    meta: usize,
+    meta_end: usize,
+    pub(crate) abandoned: *mut Heap,
+    pub(crate) all_heaps: *mut Heap,
+    pub(crate) committed: usize,
+    pub(crate) peak_committed: usize,
+    pub(crate) large_bytes: usize,
+}
+
+// SAFETY: only used behind the spin lock.
+unsafe impl Send for Pool {}
+
+pub(crate) static POOL: SpinLock<Pool> = SpinLock::new(Pool {
+    bins: [null_mut(); NBINS],
+    nonempty: 0,
+    end_chunk: 0,
+    free_records: null_mut(),
+    meta: 0,
+    meta_end: 0,
+    abandoned: null_mut(),
+    all_heaps: null_mut(),
+    committed: 0,
+    peak_committed: 0,
+    large_bytes: 0,
+});
+
+#[inline]
+fn bin_of(chunks: usize) -> usize {
+    if chunks <= EXACT {
+        chunks - 1
+    } else {
+        EXACT
+    }
+}
+
+#[inline]
+fn idx(addr: usize) -> usize {
+    (addr - platform::base()) >> CHUNK_SHIFT
+}
+
+impl Pool {
+    // ---- platform memory ----
+
+    /// Grows the region by `chunks`; returns the start address. Counts it as committed.
+    fn os_grow(&mut self, chunks: usize) -> Option<usize> {
+        // SAFETY: pool lock held (we are in a `&mut Pool`).
+        let p = unsafe { platform::grow(chunks)? };
+        let end = idx(p) + chunks;
+        // Chunk map leaves for the new range (allocated after the range is known; a leaf may come
+        // from the range's own first chunk via `meta_alloc`, which is fine: it is then metadata).
+        let mut c = idx(p);
+        while c < end {
+            if !chunk_map::has_leaf(c) && !self.new_leaf(c) {
+                return None;
+            }
+            c = (c | 255) + 1;
+        }
+        self.committed += chunks * CHUNK;
+        if self.committed > self.peak_committed {
+            self.peak_committed = self.committed;
+        }
+        if end > self.end_chunk {
+            self.end_chunk = end;
+        }
+        Some(p)
+    }
+
+    fn new_leaf(&mut self, c: usize) -> bool {
+        let leaf = self.meta_alloc(chunk_map::LEAF_BYTES);
+        if leaf.is_null() {
+            return false;
+        }
+        // SAFETY: lock held; fresh zeroed metadata, never freed.
+        unsafe { chunk_map::install_leaf(c, leaf) };
+        true
+    }
+
+    /// Bump-allocates `bytes` (rounded to 64) of zeroed, never-freed metadata; null when out of memory.
+    pub(crate) fn meta_alloc(&mut self, bytes: usize) -> *mut u8 {
+        let bytes = (bytes + 63) & !63;
+        if self.meta_end - self.meta < bytes {
+            let chunks = bytes.div_ceil(CHUNK);
+            // Metadata chunks map to nothing (null): a free() into them is an invalid free.
+            // SAFETY: lock held.
+            let p = match unsafe { platform::grow(chunks) } {
+                Some(p) => p,
+                None => return null_mut(),
+            };
+            self.committed += chunks * CHUNK;
+            if self.committed > self.peak_committed {
+                self.peak_committed = self.committed;
+            }
+            let end = idx(p) + chunks;
+            if end > self.end_chunk {
+                self.end_chunk = end;
+            }
+            self.meta = p;
+            self.meta_end = p + chunks * CHUNK;
+            // The chunk map leaves for metadata chunks are not needed (entries stay null, and a
+            // missing leaf reads as null).
+        }
+        let p = self.meta;
+        self.meta += bytes;
+        p as *mut u8
+    }
+
+    fn new_record(&mut self) -> *mut Span {
+        let r = self.free_records;
+        if !r.is_null() {
+            // SAFETY: records on the free list are valid Span memory we own.
+            unsafe {
+                self.free_records = (*r).next;
+                r.write(Span::empty());
+            }
+            return r;
+        }
+        let r = self.meta_alloc(core::mem::size_of::<Span>()) as *mut Span;
+        if !r.is_null() {
+            // SAFETY: fresh metadata sized and aligned (64) for a Span.
+            unsafe { r.write(Span::empty()) };
+        }
+        r
+    }
+
+    fn drop_record(&mut self, r: *mut Span) {
+        // SAFETY: `r` is a record no list or map entry refers to any more.
+        unsafe { (*r).next = self.free_records };
+        self.free_records = r;
+    }
+
+    // ---- bins ----
+
+    fn bin_push(&mut self, s: *mut Span) {
+        // SAFETY: `s` is a free span record we own under the lock.
+        unsafe {
+            let b = bin_of((*s).chunks as usize);
+            (*s).kind = FREE;
+            (*s).prev = null_mut();
+            (*s).next = self.bins[b];
+            if !self.bins[b].is_null() {
+                (*self.bins[b]).prev = s;
+            }
+            self.bins[b] = s;
+            self.nonempty |= 1 << b;
+        }
+    }
+
+    fn bin_remove(&mut self, s: *mut Span) {
+        // SAFETY: `s` is in its bin.
+        unsafe {
+            let b = bin_of((*s).chunks as usize);
+            if (*s).prev.is_null() {
+                self.bins[b] = (*s).next;
+            } else {
+                (*(*s).prev).next = (*s).next;
+            }
+            if !(*s).next.is_null() {
+                (*(*s).next).prev = (*s).prev;
+            }
+            if self.bins[b].is_null() {
+                self.nonempty &= !(1 << b);
+            }
+        }
+    }
+
+    /// Marks `s` free: map entries (first and last chunk to `s`, interior null) and its bin.
+    fn insert_free(&mut self, s: *mut Span) {
+        // SAFETY: `s` is a record we own; its chunks' leaves exist.
+        unsafe {
+            let first = idx((*s).start);
+            let last = first + (*s).chunks as usize - 1;
+            chunk_map::set(first, s);
+            chunk_map::set(last, s);
+            self.bin_push(s);
+        }
+    }
+
+    /// Smallest free span with at least `chunks` chunks, removed from its bin.
+    fn find(&mut self, chunks: usize) -> *mut Span {
+        let b = bin_of(chunks);
+        let mask = self.nonempty & !((1u32 << b) - 1);
+        if mask == 0 {
+            return null_mut();
+        }
+        let b = mask.trailing_zeros() as usize;
+        let mut s = self.bins[b];
+        if b == EXACT {
+            // Best fit among the long spans.
+            let mut best: *mut Span = null_mut();
+            // SAFETY: walking our own bin list.
+            unsafe {
+                while !s.is_null() {
+                    if (*s).chunks as usize >= chunks && (best.is_null() || (*s).chunks < (*best).chunks) {
+                        best = s;
+                    }
+                    s = (*s).next;
+                }
+            }
+            if best.is_null() {
+                return null_mut();
+            }
+            s = best;
+        }
+        self.bin_remove(s);
+        s
+    }
+
+    /// Splits `s` (not in any bin) so it keeps its first `chunks` chunks; the rest goes back free.
+    /// The remainder's right neighbour is not free (free spans never touch), so no coalescing.
+    fn trim(&mut self, s: *mut Span, chunks: usize) -> bool {
+        // SAFETY: `s` is a record we own.
+        unsafe {
+            let have = (*s).chunks as usize;
+            if have == chunks {
+                return true;
+            }
+            let r = self.new_record();
+            if r.is_null() {
+                return false;
+            }
+            (*r).start = (*s).start + chunks * CHUNK;
+            (*r).chunks = (have - chunks) as u32;
+            (*r).zeroed = (*s).zeroed;
+            (*s).chunks = chunks as u32;
+            // The old last entry now lies inside `s`'s used part or the remainder; fix both ends.
+            self.insert_free(r);
+            true
+        }
+    }
+
+    /// Takes a span of `chunks` chunks whose start is aligned to `align_chunks` chunks. The span's
+    /// map entries are not set (the caller sets them with `claim`). Null when out of memory.
+    pub(crate) fn take(&mut self, chunks: usize, align_chunks: usize) -> *mut Span {
+        let want = match chunks.checked_add(align_chunks - 1) {
+            Some(w) => w,
+            None => return null_mut(),
+        };
+        let mut s = self.find(want);
+        if s.is_null() {
+            s = self.grow_span(want);
+            if s.is_null() {
+                return null_mut();
+            }
+        }
+        // SAFETY: `s` is a record we own, removed from the bins.
+        unsafe {
+            if align_chunks > 1 {
+                let a = align_chunks * CHUNK;
+                let aligned = ((*s).start + a - 1) & !(a - 1);
+                let pre = (aligned - (*s).start) / CHUNK;
+                if pre > 0 {
+                    // Keep the prefix free: split it off as its own free span.
+                    let r = self.new_record();
+                    if r.is_null() {
+                        self.insert_free(s);
+                        return null_mut();
+                    }
+                    (*r).start = aligned;
+                    (*r).chunks = (*s).chunks - pre as u32;
+                    (*r).zeroed = (*s).zeroed;
+                    (*s).chunks = pre as u32;
+                    self.insert_free(s);
+                    s = r;
+                }
+            }
+            if !self.trim(s, chunks) {
+                self.give(s);
+                return null_mut();
+            }
+        }
+        s
+    }
+
+    /// A free span of at least `chunks` chunks made by growing the region, merged with the free
+    /// span at the region's top when the platform hands out contiguous memory.
+    fn grow_span(&mut self, chunks: usize) -> *mut Span {
+        let r = self.new_record();
+        if r.is_null() {
+            return null_mut();
+        }
+        // The free span at the top of the region, if any, can be extended instead of left behind.
+        let mut top: *mut Span = null_mut();
+        if self.end_chunk > 0 {
+            let t = chunk_map::get(self.end_chunk - 1);
+            // SAFETY: map entries are valid records.
+            if !t.is_null() && unsafe { (*t).kind == FREE && (*t).chunks as usize <= chunks } {
+                top = t;
+            }
+        }
+        // SAFETY: records are ours.
+        let have = if top.is_null() { 0 } else { unsafe { (*top).chunks as usize } };
+        let expect_at = self.end_chunk;
+        let p = match self.os_grow(chunks - have) {
+            Some(p) => p,
+            None => {
+                self.drop_record(r);
+                return null_mut();
+            }
+        };
+        // SAFETY: records are ours.
+        unsafe {
+            if !top.is_null() && idx(p) == expect_at {
+                self.bin_remove(top);
+                chunk_map::set(idx((*top).start) + have - 1, null_mut());
+                (*top).chunks = chunks as u32;
+                (*top).zeroed = false; // conservatively: part of it was used before
+                self.drop_record(r);
+                return top;
+            }
+            (*r).start = p;
+            (*r).chunks = (chunks - have) as u32;
+            (*r).zeroed = true;
+            if have == 0 {
+                return r;
+            }
+            // Someone else grew memory in between: keep what we got as a free span and grow the
+            // full amount (rare: only when the program itself calls memory.grow/sbrk).
+            self.insert_free(r);
+            let r2 = self.new_record();
+            if r2.is_null() {
+                return null_mut();
+            }
+            match self.os_grow(chunks) {
+                Some(p2) => {
+                    (*r2).start = p2;
+                    (*r2).chunks = chunks as u32;
+                    (*r2).zeroed = true;
+                    r2
+                }
+                None => {
+                    self.drop_record(r2);
+                    null_mut()
+                }
+            }
+        }
+    }
+
+    /// Points every chunk of `s` at `s` (it becomes a slab or large span).
+    pub(crate) fn claim(&mut self, s: *mut Span) {
+        // SAFETY: `s` is ours, leaves exist for its chunks.
+        unsafe {
+            let first = idx((*s).start);
+            for c in first..first + (*s).chunks as usize {
+                chunk_map::set(c, s);
+            }
+        }
+    }
+
+    /// Returns span `s` (slab or large, or a free span not in a bin) to the free bins, merging it
+    /// with free neighbours.
+    pub(crate) fn give(&mut self, mut s: *mut Span) {
+        // SAFETY: `s` and its neighbours' records are ours under the lock.
+        unsafe {
+            let first = idx((*s).start);
+            let n = (*s).chunks as usize;
+            for c in first..first + n {
+                chunk_map::set(c, null_mut());
+            }
+            (*s).kind = FREE;
+            (*s).heap = core::sync::atomic::AtomicPtr::new(null_mut());
+            if first > 0 {
+                let left = chunk_map::get(first - 1);
+                if !left.is_null() && (*left).kind == FREE && (*left).end() == (*s).start {
+                    self.bin_remove(left);
+                    chunk_map::set(first - 1, null_mut());
+                    (*left).chunks += (*s).chunks;
+                    (*left).zeroed &= (*s).zeroed;
+                    self.drop_record(s);
+                    s = left;
+                }
+            }
+            let after = first + n;
+            if after < self.end_chunk {
+                let right = chunk_map::get(after);
+                if !right.is_null() && (*right).kind == FREE && (*right).start == (*s).end() {
+                    self.bin_remove(right);
+                    chunk_map::set(after, null_mut());
+                    (*s).chunks += (*right).chunks;
+                    (*s).zeroed &= (*right).zeroed;
+                    self.drop_record(right);
+                }
+            }
+            self.insert_free(s);
+        }
+    }
+
+    /// Tries to extend LARGE span `s` in place to `chunks` chunks by taking the free span after it.
+    pub(crate) fn extend(&mut self, s: *mut Span, chunks: usize) -> bool {
+        // SAFETY: `s` is a live large span; records are ours.
+        unsafe {
+            let have = (*s).chunks as usize;
+            let after = idx((*s).start) + have;
+            if after >= self.end_chunk {
+                // At the top of the region: grow it, if the platform's memory comes out contiguous.
+                let p = match self.os_grow(chunks - have) {
+                    Some(p) => p,
+                    None => return false,
+                };
+                if p != (*s).end() {
+                    let r = self.new_record();
+                    if !r.is_null() {
+                        (*r).start = p;
+                        (*r).chunks = (chunks - have) as u32;
+                        (*r).zeroed = true;
+                        self.insert_free(r);
+                    }
+                    return false;
+                }
+                for c in after..after + (chunks - have) {
+                    chunk_map::set(c, s);
+                }
+                (*s).chunks = chunks as u32;
+                self.large_bytes += (chunks - have) * CHUNK;
+                return true;
+            }
+            let right = chunk_map::get(after);
+            if right.is_null() || (*right).kind != FREE || (*right).start != (*s).end() {
+                return false;
+            }
+            if have + ((*right).chunks as usize) < chunks {
+                return false;
+            }
+            self.bin_remove(right);
+            if !self.trim(right, chunks - have) {
+                self.bin_push(right);
+                return false;
+            }
+            let add = (*right).chunks as usize;
+            for c in after..after + add {
+                chunk_map::set(c, s);
+            }
+            (*s).chunks += add as u32;
+            self.large_bytes += add * CHUNK;
+            self.drop_record(right);
+            true
+        }
+    }
+
+    /// Shrinks LARGE span `s` in place to `chunks` chunks, giving the tail back.
+    pub(crate) fn shrink(&mut self, s: *mut Span, chunks: usize) {
+        // SAFETY: `s` is a live large span; records are ours.
+        unsafe {
+            let have = (*s).chunks as usize;
+            if chunks >= have {
+                return;
+            }
+            let r = self.new_record();
+            if r.is_null() {
+                return;
+            }
+            (*r).start = (*s).start + chunks * CHUNK;
+            (*r).chunks = (have - chunks) as u32;
+            (*s).chunks = chunks as u32;
+            self.large_bytes -= (have - chunks) * CHUNK;
+            self.give(r);
+        }
+    }
+
+    #[cfg(any(test, feature = "validate"))]
+    pub(crate) fn end_chunk(&self) -> usize {
+        self.end_chunk
+    }
+
+    #[cfg(any(test, feature = "validate"))]
+    pub(crate) fn bins(&self) -> (&[*mut Span; NBINS], u32) {
+        (&self.bins, self.nonempty)
+    }
+}
+
+#[cfg(any(test, feature = "validate"))]
+pub(crate) fn bin_index(chunks: usize) -> usize {
+    bin_of(chunks)
+}

@@ -1,0 +1,148 @@
+//! Size classes: the sizes a slab block can have, and how many 64 KiB chunks a slab of each class
+//! spans.
+//!
+//! Classes are multiples of 16 up to 128 bytes, then 8 classes per doubling,
+//! `class_size = (9 + sub) << (g + 4)`, so rounding a request up to its class wastes at most
+//! 1/9 (11.1%) of the block for requests above 128 bytes. Blocks are at least 16-aligned (C's
+//! `max_align_t` on wasm32). A slab spans the fewest chunks (1..=16) whose tail, the bytes no whole
+//! block fits in, is at most 1/8 of the slab. Power-of-two classes up to 64 KiB live in one-chunk
+//! slabs, so their blocks are aligned to their size: aligned allocation picks such a class.
+//!
+//! Invariant (checked by the unit tests below): for every class `c`,
+//! `chunks(c) * CHUNK - capacity(c) * size(c) <= chunks(c) * CHUNK / 8` and `capacity(c) >= 1`.
+
+use crate::platform::CHUNK;
+
+/// Block alignment every class guarantees.
+pub(crate) const MIN_ALIGN: usize = 16;
+/// Largest request served from slabs; larger ones get whole spans of chunks (waste <= 1/8).
+pub(crate) const SLAB_MAX: usize = 512 * 1024;
+/// Number of classes: 8 linear ones, then 8 per doubling from 256 B to 512 KiB.
+pub(crate) const NUM_CLASSES: usize = 8 + 8 * 12;
+
+/// The class of a request of `size` bytes, `size <= SLAB_MAX`.
+#[inline(always)]
+pub(crate) const fn class_of(size: usize) -> usize {
+    if size <= 128 {
+        if size == 0 {
+            0
+        } else {
+            (size - 1) >> 4
+        }
+    } else {
+        let w = size - 1;
+        let b = (usize::BITS - 1 - w.leading_zeros()) as usize; // top bit, >= 7
+        let sub = (w >> (b - 3)) & 7;
+        8 + (b - 7) * 8 + sub
+    }
+}
+
+/// The block size of class `c`.
+pub(crate) const fn class_size(c: usize) -> usize {
+    if c < 8 {
+        (c + 1) * 16
+    } else {
+        let g = (c - 8) / 8;
+        let sub = (c - 8) % 8;
+        (9 + sub) << (g + 4)
+    }
+}
+
+/// Static facts about one class.
+#[derive(Clone, Copy)]
+pub(crate) struct ClassInfo {
+    pub(crate) size: u32,
+    /// Blocks per slab.
+    pub(crate) capacity: u32,
+    /// Chunks per slab.
+    pub(crate) chunks: u32,
+}
+
+const fn slab_chunks(size: usize) -> usize {
+    let mut n = 1;
+    while n < 16 {
+        let bytes = n * CHUNK;
+        if bytes >= size && bytes % size <= bytes / 8 {
+            return n;
+        }
+        n += 1;
+    }
+    n
+}
+
+const fn build() -> [ClassInfo; NUM_CLASSES] {
+    let mut t = [ClassInfo { size: 0, capacity: 0, chunks: 0 }; NUM_CLASSES];
+    let mut c = 0;
+    while c < NUM_CLASSES {
+        let size = class_size(c);
+        let chunks = slab_chunks(size);
+        t[c] = ClassInfo { size: size as u32, capacity: ((chunks * CHUNK) / size) as u32, chunks: chunks as u32 };
+        c += 1;
+    }
+    t
+}
+
+pub(crate) static CLASSES: [ClassInfo; NUM_CLASSES] = build();
+
+/// The smallest class whose blocks hold `size` bytes at an alignment of `align`
+/// (`MIN_ALIGN < align <= CHUNK`), or None. Slabs start on a chunk boundary and blocks sit at
+/// multiples of the class size, so a class that is a multiple of `align` gives aligned blocks.
+pub(crate) fn aligned_class(size: usize, align: usize) -> Option<usize> {
+    let need = if size > align { size } else { align };
+    if need > SLAB_MAX {
+        return None;
+    }
+    let mut c = class_of(need);
+    // A power-of-two class >= need exists below SLAB_MAX and is a multiple of align: terminates.
+    while c < NUM_CLASSES {
+        let s = CLASSES[c].size as usize;
+        if s % align == 0 {
+            return Some(c);
+        }
+        c += 1;
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_cover_sizes_with_bounded_waste() {
+        assert_eq!(class_size(NUM_CLASSES - 1), SLAB_MAX);
+        for size in 1..=SLAB_MAX {
+            let c = class_of(size);
+            let s = class_size(c);
+            assert!(s >= size, "size {size} class {c} ({s})");
+            assert!(c == 0 || class_size(c - 1) < size, "size {size} not in its smallest class");
+            if size > 128 {
+                assert!((s - size) * 9 <= s, "waste above 1/9 for {size} -> {s}");
+            }
+        }
+        for c in 0..NUM_CLASSES {
+            let i = CLASSES[c];
+            let slab = i.chunks as usize * CHUNK;
+            assert!(i.capacity >= 1);
+            assert!(slab - i.capacity as usize * i.size as usize <= slab / 8, "class {c}");
+            assert_eq!(i.size as usize % MIN_ALIGN, 0);
+            if i.size.is_power_of_two() && i.size as usize <= CHUNK {
+                assert_eq!(i.chunks, 1);
+            }
+        }
+    }
+
+    #[test]
+    fn aligned_classes() {
+        let mut a = 32;
+        while a <= CHUNK {
+            for size in [1, a / 2, a, a + 1, 3 * a, 100_000] {
+                if let Some(c) = aligned_class(size, a) {
+                    assert!(CLASSES[c].size as usize >= size);
+                    assert_eq!(CLASSES[c].size as usize % a, 0);
+                }
+            }
+            a *= 2;
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! Unit tests of the API semantics (single thread, plus the checker after each step).
+
+use super::*;
+use std::vec::Vec;
+
+fn ok() {
+    validate_pool().unwrap();
+    validate_heap().unwrap();
+}
+
+fn fill(p: *mut u8, n: usize, seed: u8) {
+    for i in 0..n {
+        // SAFETY: p has n bytes.
+        unsafe { *p.add(i) = seed.wrapping_add(i as u8) };
+    }
+}
+
+fn check(p: *const u8, n: usize, seed: u8) {
+    for i in 0..n {
+        // SAFETY: p has n bytes.
+        assert_eq!(unsafe { *p.add(i) }, seed.wrapping_add(i as u8), "byte {i}");
+    }
+}
+
+/// Sizes 0..=16 MiB: every size to 4 KiB, then a geometric walk with neighbours.
+fn sizes() -> Vec<usize> {
+    let mut v: Vec<usize> = (0..=4096).collect();
+    let mut s = 4096usize;
+    while s <= 16 << 20 {
+        v.extend([s - 1, s, s + 1, s + s / 3]);
+        s = s * 5 / 4;
+    }
+    v.push(16 << 20);
+    v.retain(|&x| x <= 16 << 20);
+    v
+}
+
+#[test]
+fn every_size_fits_and_is_aligned() {
+    let mut live = Vec::new();
+    for (k, n) in sizes().into_iter().enumerate() {
+        // SAFETY: plain allocation, freed below.
+        let p = unsafe { alloc(n, 1) };
+        assert!(!p.is_null());
+        assert_eq!(p as usize % MIN_ALIGNMENT, 0);
+        // SAFETY: live allocation.
+        assert!(unsafe { usable_size(p) } >= n);
+        let m = core::cmp::min(n, 512);
+        fill(p, m, k as u8);
+        live.push((p, m, k as u8));
+        if live.len() > 64 {
+            let (q, m, seed) = live.remove(0);
+            check(q, m, seed);
+            // SAFETY: live allocation.
+            unsafe { free(q) };
+        }
+    }
+    for (q, m, seed) in live {
+        check(q, m, seed);
+        // SAFETY: live allocation.
+        unsafe { free(q) };
+    }
+    ok();
+}
+
+#[test]
+fn every_alignment_to_64k_and_beyond() {
+    let mut a = 1usize;
+    while a <= 4 * CHUNK {
+        for n in [1, 7, a / 2, a, a + 1, 3 * a + 5, 100_000, 600_000] {
+            // SAFETY: allocation freed below.
+            unsafe {
+                let p = alloc(n, a);
+                assert!(!p.is_null(), "size {n} align {a}");
+                assert_eq!(p as usize % a, 0, "size {n} align {a}");
+                assert!(usable_size(p) >= n);
+                fill(p, core::cmp::min(n, 256), 3);
+                let q = realloc(p, n + 1000, a);
+                assert_eq!(q as usize % a, 0);
+                check(q, core::cmp::min(n, 256), 3);
+                free(q);
+            }
+        }
+        a *= 2;
+    }
+    // SAFETY: non-power-of-two alignment is refused.
+    assert!(unsafe { alloc(10, 24) }.is_null());
+    ok();
+}
+
+#[test]
+fn realloc_shrink_grow_same() {
+    // SAFETY: every pointer is live where used.
+    unsafe {
+        for start in [1usize, 24, 100, 1000, 5000, 70_000, 600_000, 3 << 20] {
+            let p = alloc(start, 8);
+            fill(p, start, 9);
+            let same = realloc(p, start, 8);
+            assert_eq!(same, p, "realloc to the same size moves");
+            check(same, start, 9);
+            let grown = realloc(same, start * 3 + 17, 8);
+            check(grown, start, 9);
+            let shrunk = realloc(grown, start / 2 + 1, 8);
+            check(shrunk, start / 2 + 1, 9);
+            free(shrunk);
+        }
+        // Growing a large block with free space after it stays in place.
+        let p = alloc(4 << 20, 16);
+        let q = realloc(p, 6 << 20, 16);
+        assert!(!q.is_null());
+        free(q);
+        assert_eq!(realloc(core::ptr::null_mut(), 10, 8).is_null(), false);
+    }
+    ok();
+}
+
+#[test]
+fn calloc_zeroes_fresh_and_reused_memory() {
+    // SAFETY: pointers are live where used.
+    unsafe {
+        for n in [1usize, 16, 100, 4000, 70_000, 600_000, 5 << 20] {
+            let mut dirty = Vec::new();
+            for _ in 0..8 {
+                let p = alloc(n, 16);
+                core::ptr::write_bytes(p, 0xAB, n);
+                dirty.push(p);
+            }
+            for p in dirty {
+                free(p);
+            }
+            for _ in 0..8 {
+                let z = alloc_zeroed(n, 16);
+                assert!((0..n).all(|i| *z.add(i) == 0), "calloc({n}) returned dirty memory");
+                core::ptr::write_bytes(z, 0xCD, n);
+                free(z);
+            }
+        }
+        let z = alloc_zeroed(200_000, 4096);
+        assert_eq!(z as usize % 4096, 0);
+        assert!((0..200_000).all(|i| *z.add(i) == 0));
+        free(z);
+    }
+    ok();
+}
+
+#[test]
+fn usable_size_is_class_or_span() {
+    // SAFETY: live pointers.
+    unsafe {
+        assert_eq!(usable_size(core::ptr::null()), 0);
+        let p = alloc(100, 8);
+        assert_eq!(usable_size(p), 112);
+        let q = alloc(SLAB_MAX + 1, 8);
+        assert_eq!(usable_size(q), (SLAB_MAX + 1).div_ceil(CHUNK) * CHUNK);
+        free(p);
+        free(q);
+    }
+}
+
+#[test]
+fn freed_spans_are_reused_across_classes() {
+    // SAFETY: live pointers.
+    unsafe {
+        let before = stats().committed;
+        for round in 0..50 {
+            let n = 1000 + round * 997;
+            let v: Vec<*mut u8> = (0..200).map(|_| alloc(n, 16)).collect();
+            for p in v {
+                free(p);
+            }
+            thread_flush();
+        }
+        let big = alloc(8 << 20, 16);
+        free(big);
+        let big = alloc(8 << 20, 16);
+        free(big);
+        let after = stats().committed;
+        // 50 classes x 200 blocks, and two 8 MiB spans, fit in the reused memory plus one 8 MiB span
+        // and the other tests' concurrent use: far less than the sum of all rounds (~60 MiB).
+        assert!(after - before < 40 << 20, "memory not reused: grew by {}", after - before);
+    }
+    ok();
+}
+
+#[test]
+fn stats_track_use() {
+    // SAFETY: live pointers.
+    unsafe {
+        let p = alloc(3 << 20, 16);
+        let s = stats();
+        assert!(s.in_use >= 3 << 20);
+        assert!(s.committed >= s.in_use.min(s.committed));
+        assert!(s.peak_committed >= s.committed);
+        free(p);
+    }
+}
