@@ -1,0 +1,111 @@
+//! Directories: a name -> inode map plus a cookie index that makes `fd_readdir` resumable and
+//! stable while other threads add and remove entries.
+//!
+//! Every entry gets a cookie from a per-directory counter when it is inserted (cookies never
+//! repeat; `.` is 1 and `..` is 2, entries start at 3). `readdir(cookie)` returns the entries
+//! whose cookie is greater, in cookie order, and each entry's `d_next` is its own cookie. So a
+//! reader that resumes sees every entry that existed throughout its scan exactly once, never an
+//! entry twice, and sees or misses concurrent insertions/removals (as POSIX allows).
+//!
+//! Invariants: `by_name` and `by_cookie` hold the same entries; `subdirs` counts entries that are
+//! directories (a directory's nlink is `2 + subdirs`); `removed` is set by rmdir (with the parent
+//! and this directory locked) and then the map is empty and stays empty (creating in a removed
+//! directory is ENOENT).
+//!
+//! Thread rules: `data` is locked per the order in `fs.rs`. `parent` is a leaf lock, written only
+//! by a cross-directory rename (which holds the global rename lock), read briefly for `..` in
+//! listings and for the ancestry walk of rename.
+
+use crate::inode::Inode;
+use crate::sync::{Mutex, RwLock};
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
+use alloc::sync::{Arc, Weak};
+
+/// Cookie of the first real entry (after `.` = 1 and `..` = 2).
+pub(crate) const FIRST_COOKIE: u64 = 3;
+
+pub(crate) struct Entry {
+    pub(crate) cookie: u64,
+    pub(crate) inode: Arc<Inode>,
+}
+
+#[derive(Default)]
+pub(crate) struct DirData {
+    by_name: BTreeMap<Box<[u8]>, Entry>,
+    by_cookie: BTreeMap<u64, Box<[u8]>>,
+    next_cookie: u64,
+    pub(crate) subdirs: u32,
+    pub(crate) removed: bool,
+}
+
+/// A directory node's payload.
+pub(crate) struct Dir {
+    pub(crate) data: RwLock<DirData>,
+    pub(crate) parent: Mutex<Weak<Inode>>,
+}
+
+impl Dir {
+    pub(crate) fn new(parent: Weak<Inode>) -> Dir {
+        Dir { data: RwLock::new(DirData::default()), parent: Mutex::new(parent) }
+    }
+
+    pub(crate) fn parent(&self) -> Option<Arc<Inode>> {
+        self.parent.lock().upgrade()
+    }
+}
+
+impl DirData {
+    #[inline]
+    pub(crate) fn get(&self, name: &[u8]) -> Option<&Arc<Inode>> {
+        self.by_name.get(name).map(|e| &e.inode)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.by_name.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.by_name.is_empty()
+    }
+
+    /// Adds `name` (which must be absent) with a fresh cookie.
+    pub(crate) fn insert(&mut self, name: &[u8], inode: Arc<Inode>) {
+        if self.next_cookie < FIRST_COOKIE {
+            self.next_cookie = FIRST_COOKIE;
+        }
+        let cookie = self.next_cookie;
+        self.next_cookie += 1;
+        if inode.is_dir() {
+            self.subdirs += 1;
+        }
+        let key: Box<[u8]> = name.into();
+        self.by_cookie.insert(cookie, key.clone());
+        let old = self.by_name.insert(key, Entry { cookie, inode });
+        assert!(old.is_none(), "spindle-fs: directory insert over an existing name");
+    }
+
+    /// Removes `name` and returns its inode.
+    pub(crate) fn remove(&mut self, name: &[u8]) -> Option<Arc<Inode>> {
+        let e = self.by_name.remove(name)?;
+        self.by_cookie.remove(&e.cookie);
+        if e.inode.is_dir() {
+            self.subdirs -= 1;
+        }
+        Some(e.inode)
+    }
+
+    /// Entries with a cookie greater than `cookie`, in cookie order.
+    pub(crate) fn after(&self, cookie: u64) -> impl Iterator<Item = (u64, &[u8], &Arc<Inode>)> + '_ {
+        let start = cookie.max(FIRST_COOKIE - 1) + 1;
+        self.by_cookie.range(start..).map(move |(&c, name)| {
+            let e = &self.by_name[name];
+            (c, &name[..], &e.inode)
+        })
+    }
+
+    /// Every entry, by name (for tar export and checks).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&[u8], &Arc<Inode>)> + '_ {
+        self.by_name.iter().map(|(k, e)| (&k[..], &e.inode))
+    }
+}

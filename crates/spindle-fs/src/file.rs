@@ -1,0 +1,191 @@
+//! Regular-file contents: fixed-size chunks in an ordered map, so growth never copies the file
+//! and holes cost nothing (a missing chunk reads as zeros).
+//!
+//! Invariants: every chunk index `i` satisfies `i * CHUNK < size` (chunks past the end are freed
+//! on truncate); bytes of a chunk at or past `size` are zero, so extending a file (truncate up,
+//! a write past the end) exposes zeros without touching them.
+//!
+//! Thread rules: `FileData` has no lock of its own; it lives in the inode's `RwLock`
+//! (`inode.rs`): reads and preads share it, writes and size changes take it exclusively, which
+//! is what makes an O_APPEND write atomic with respect to other writes.
+
+use crate::errno::{Errno, Result};
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
+
+/// Bytes per chunk (one wasm page is 16 of them).
+pub(crate) const CHUNK: usize = 4096;
+/// Largest file size, as on Linux (`MAX_LFS_FILESIZE`): offsets stay valid `i64`.
+pub(crate) const MAX_SIZE: u64 = i64::MAX as u64;
+
+type Chunk = [u8; CHUNK];
+
+/// The contents of one regular file.
+#[derive(Default)]
+pub(crate) struct FileData {
+    chunks: BTreeMap<u64, Box<Chunk>>,
+    size: u64,
+}
+
+impl FileData {
+    pub(crate) fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Bytes held in memory (allocated chunks), for stat's `blocks`-like accounting and tests.
+    #[allow(dead_code)]
+    pub(crate) fn allocated(&self) -> usize {
+        self.chunks.len() * CHUNK
+    }
+
+    /// Reads from `off` into `bufs` in order; returns bytes read (0 at or past the end).
+    pub(crate) fn read_at(&self, mut off: u64, bufs: &mut [&mut [u8]]) -> usize {
+        let mut total = 0;
+        for buf in bufs.iter_mut() {
+            if off >= self.size {
+                break;
+            }
+            let n = (buf.len() as u64).min(self.size - off) as usize;
+            self.read_into(off, &mut buf[..n]);
+            total += n;
+            off += n as u64;
+            if n < buf.len() {
+                break;
+            }
+        }
+        total
+    }
+
+    fn read_into(&self, off: u64, out: &mut [u8]) {
+        let mut done = 0;
+        while done < out.len() {
+            let pos = off + done as u64;
+            let (idx, at) = (pos / CHUNK as u64, (pos % CHUNK as u64) as usize);
+            let n = (CHUNK - at).min(out.len() - done);
+            match self.chunks.get(&idx) {
+                Some(c) => out[done..done + n].copy_from_slice(&c[at..at + n]),
+                None => out[done..done + n].fill(0),
+            }
+            done += n;
+        }
+    }
+
+    /// Writes `bufs` in order at `off`, growing the file; returns bytes written.
+    pub(crate) fn write_at(&mut self, off: u64, bufs: &[&[u8]]) -> Result<usize> {
+        let len: usize = bufs.iter().map(|b| b.len()).sum();
+        let end = off.checked_add(len as u64).ok_or(Errno::Fbig)?;
+        if end > MAX_SIZE {
+            return Err(Errno::Fbig);
+        }
+        let mut pos = off;
+        for buf in bufs {
+            self.write_one(pos, buf);
+            pos += buf.len() as u64;
+        }
+        if end > self.size {
+            self.size = end;
+        }
+        Ok(len)
+    }
+
+    fn write_one(&mut self, off: u64, data: &[u8]) {
+        let mut done = 0;
+        while done < data.len() {
+            let pos = off + done as u64;
+            let (idx, at) = (pos / CHUNK as u64, (pos % CHUNK as u64) as usize);
+            let n = (CHUNK - at).min(data.len() - done);
+            let chunk = self.chunks.entry(idx).or_insert_with(zero_chunk);
+            chunk[at..at + n].copy_from_slice(&data[done..done + n]);
+            done += n;
+        }
+    }
+
+    /// Truncates or extends to `size`; new bytes read as zero.
+    pub(crate) fn set_size(&mut self, size: u64) -> Result<()> {
+        if size > MAX_SIZE {
+            return Err(Errno::Fbig);
+        }
+        if size < self.size {
+            let first_gone = size.div_ceil(CHUNK as u64);
+            let _ = self.chunks.split_off(&first_gone);
+            let at = (size % CHUNK as u64) as usize;
+            if at != 0 {
+                if let Some(c) = self.chunks.get_mut(&(size / CHUNK as u64)) {
+                    c[at..].fill(0);
+                }
+            }
+        }
+        self.size = size;
+        Ok(())
+    }
+}
+
+#[cold]
+fn zero_chunk() -> Box<Chunk> {
+    // Box::new([0; CHUNK]) may build the array on the stack first; go through the zeroed
+    // allocator path instead (fresh wasm pages are zero already).
+    let v = alloc::vec![0u8; CHUNK].into_boxed_slice();
+    // SAFETY: the slice has exactly CHUNK bytes, so it is a valid `[u8; CHUNK]`.
+    unsafe { Box::from_raw(Box::into_raw(v) as *mut Chunk) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(f: &FileData) -> alloc::vec::Vec<u8> {
+        let mut v = alloc::vec![0xAAu8; f.size() as usize];
+        let n = f.read_at(0, &mut [&mut v[..]]);
+        assert_eq!(n, v.len());
+        v
+    }
+
+    #[test]
+    fn holes_read_as_zero() {
+        let mut f = FileData::default();
+        f.write_at(3 * CHUNK as u64 + 5, &[b"xy"]).unwrap();
+        assert_eq!(f.size(), 3 * CHUNK as u64 + 7);
+        assert_eq!(f.chunks.len(), 1);
+        let v = read_all(&f);
+        assert!(v[..3 * CHUNK + 5].iter().all(|&b| b == 0));
+        assert_eq!(&v[3 * CHUNK + 5..], b"xy");
+    }
+
+    #[test]
+    fn truncate_then_extend_exposes_zeros() {
+        let mut f = FileData::default();
+        f.write_at(0, &[&[7u8; 10000]]).unwrap();
+        f.set_size(5000).unwrap();
+        assert_eq!(f.chunks.len(), 2);
+        f.set_size(9000).unwrap();
+        let v = read_all(&f);
+        assert!(v[..5000].iter().all(|&b| b == 7));
+        assert!(v[5000..].iter().all(|&b| b == 0));
+        f.set_size(0).unwrap();
+        assert_eq!(f.chunks.len(), 0);
+    }
+
+    #[test]
+    fn scatter_gather_across_chunks() {
+        let mut f = FileData::default();
+        let a = [1u8; 3000];
+        let b = [2u8; 3000];
+        assert_eq!(f.write_at(100, &[&a, &b]).unwrap(), 6000);
+        let mut x = [0u8; 50];
+        let mut y = [0u8; 7000];
+        let n = f.read_at(90, &mut [&mut x, &mut y]);
+        assert_eq!(n, 6010);
+        assert!(x[..10].iter().all(|&c| c == 0) && x[10..].iter().all(|&c| c == 1));
+        assert_eq!(y[2959], 1);
+        assert_eq!(y[2960], 2);
+        assert_eq!(f.read_at(6100, &mut [&mut x]), 0);
+    }
+
+    #[test]
+    fn too_big() {
+        let mut f = FileData::default();
+        assert_eq!(f.write_at(MAX_SIZE, &[b"a"]), Err(Errno::Fbig));
+        assert_eq!(f.write_at(u64::MAX, &[b"a"]), Err(Errno::Fbig));
+        assert_eq!(f.write_at(MAX_SIZE - 1, &[b"a"]), Ok(1));
+    }
+}

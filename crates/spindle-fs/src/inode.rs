@@ -1,0 +1,123 @@
+//! Inodes: the nodes of the tree (regular files, directories, symlinks) with their number,
+//! device (mount) id, link count, mode bits and timestamps.
+//!
+//! An inode is shared as `Arc<Inode>` by the directory entries that name it and by the open
+//! files that use it, so an unlinked file lives until its last entry AND its last open fd are
+//! gone: that is the whole unlink-while-open protocol (no special state besides `nlink == 0`).
+//!
+//! Invariants: `nlink` counts the directory entries naming a file or symlink; for a directory
+//! it is `2 + subdirectories` while linked and 0 after rmdir (as on Linux). `nlink` changes only
+//! while the directory lock(s) of the entries involved are held (see the lock order in
+//! `fs.rs`); readers may load it at any time. Metadata are atomics, so `stat` takes no lock
+//! except the file's data lock to read its size.
+
+use crate::dir::Dir;
+use crate::file::FileData;
+use crate::sync::RwLock;
+use crate::types::{FileType, Filestat, Timestamp};
+use alloc::boxed::Box;
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+
+/// What kind of node, with its payload.
+pub(crate) enum Kind {
+    File(RwLock<FileData>),
+    Dir(Dir),
+    Symlink(Box<[u8]>),
+}
+
+/// One node of the tree.
+pub(crate) struct Inode {
+    pub(crate) ino: u64,
+    /// Mount id: renames and links between different devs fail with EXDEV.
+    pub(crate) dev: u64,
+    pub(crate) kind: Kind,
+    pub(crate) nlink: AtomicU32,
+    /// Permission bits (stored for stat and tar; never enforced).
+    pub(crate) mode: AtomicU32,
+    pub(crate) atim: AtomicU64,
+    pub(crate) mtim: AtomicU64,
+    pub(crate) ctim: AtomicU64,
+}
+
+impl Inode {
+    pub(crate) fn new(ino: u64, dev: u64, kind: Kind, mode: u32, now: Timestamp) -> Inode {
+        let nlink = match kind {
+            Kind::Dir(_) => 2,
+            _ => 1,
+        };
+        Inode {
+            ino,
+            dev,
+            kind,
+            nlink: AtomicU32::new(nlink),
+            mode: AtomicU32::new(mode),
+            atim: AtomicU64::new(now),
+            mtim: AtomicU64::new(now),
+            ctim: AtomicU64::new(now),
+        }
+    }
+
+    pub(crate) fn filetype(&self) -> FileType {
+        match self.kind {
+            Kind::File(_) => FileType::RegularFile,
+            Kind::Dir(_) => FileType::Directory,
+            Kind::Symlink(_) => FileType::SymbolicLink,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn is_dir(&self) -> bool {
+        matches!(self.kind, Kind::Dir(_))
+    }
+
+    #[inline]
+    pub(crate) fn as_dir(&self) -> Option<&Dir> {
+        match &self.kind {
+            Kind::Dir(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn as_file(&self) -> Option<&RwLock<FileData>> {
+        match &self.kind {
+            Kind::File(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// Size as stat reports it: file length, symlink target length, directory entry count.
+    pub(crate) fn size(&self) -> u64 {
+        match &self.kind {
+            Kind::File(f) => f.read().size(),
+            Kind::Dir(d) => d.data.read().len() as u64,
+            Kind::Symlink(t) => t.len() as u64,
+        }
+    }
+
+    pub(crate) fn stat(&self) -> Filestat {
+        Filestat {
+            dev: self.dev,
+            ino: self.ino,
+            filetype: self.filetype(),
+            nlink: self.nlink.load(Relaxed) as u64,
+            size: self.size(),
+            atim: self.atim.load(Relaxed),
+            mtim: self.mtim.load(Relaxed),
+            ctim: self.ctim.load(Relaxed),
+        }
+    }
+
+    /// Contents changed: mtime and ctime move.
+    #[inline]
+    pub(crate) fn touch_modified(&self, now: Timestamp) {
+        self.mtim.store(now, Relaxed);
+        self.ctim.store(now, Relaxed);
+    }
+
+    /// Metadata changed (links, mode, times): ctime moves.
+    #[inline]
+    pub(crate) fn touch_changed(&self, now: Timestamp) {
+        self.ctim.store(now, Relaxed);
+    }
+}

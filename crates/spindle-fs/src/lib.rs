@@ -1,0 +1,61 @@
+//! spindle-fs: a concurrent POSIX/WASI preview1 filesystem core, `no_std + alloc`.
+//!
+//! One [`Fs`] holds the mount table, the inode tree and the process-wide fd table; every
+//! thread calls it directly (`&Fs` is `Sync`). Operations are named after the WASI preview1
+//! calls they serve and return `Result<T, Errno>` with WASI's errno values, so a WASI shim is a
+//! thin layer that copies buffers and encodes structs.
+//!
+//! ```
+//! use spindle_fs::{Fs, oflags, rights};
+//! let fs = Fs::new(|| 0);
+//! let root = fs.preopen(b"/tmp").unwrap();
+//! let fd = fs.path_open(root, 0, b"hello.txt", oflags::CREAT, rights::ALL, 0, 0).unwrap();
+//! fs.fd_write(fd, &[b"hi"]).unwrap();
+//! assert_eq!(fs.fd_filestat_get(fd).unwrap().size, 2);
+//! fs.fd_close(fd).unwrap();
+//! ```
+//!
+//! Layout (one file per concept): `errno` (the error enum), `types` (WASI constants and
+//! structs), `sync` (the lock and the platform wait), `inode`, `file` (chunked contents), `dir`
+//! (entries and readdir cookies), `fd_table`, `path` (confined resolution), `mount`, `backend`
+//! (the trait for non-memory storage), `fs` (the `Fs` value, fd calls, **the lock order**),
+//! `path_ops` (path calls), `rename`, `tar` (snapshots).
+//!
+//! # Intentional differences from Linux
+//! - Paths are confined to the directory fd they are relative to (WASI/cap-std): `..` above it,
+//!   absolute paths and absolute symlink targets are ENOTCAPABLE, where Linux would resolve.
+//! - Permission bits are stored (stat, tar) but never enforced; a read-only mount is EROFS.
+//! - `path_open` with O_CREAT|O_DIRECTORY is always EINVAL (as Linux >= 6.4).
+//! - Directory `size` is the number of entries; `fd_readdir` lists `.` and `..` first, then
+//!   entries in creation order (cookie order), not hash order.
+//! - atime is not updated by reads (like `noatime`).
+//! - Non-memory backends are declared ([`backend::Backend`]) but not yet dispatched to.
+
+#![no_std]
+#![cfg_attr(feature = "wasm-wait", feature(stdarch_wasm_atomic_wait))]
+
+extern crate alloc;
+#[cfg(any(test, feature = "shuttle"))]
+extern crate std;
+
+pub mod backend;
+mod dir;
+mod errno;
+mod fd_table;
+mod file;
+mod fs;
+mod inode;
+mod mount;
+mod path;
+mod path_ops;
+mod rename;
+mod sync;
+mod types;
+
+pub use errno::{Errno, Result};
+pub use fs::Fs;
+pub use sync::set_can_wait;
+pub use types::{
+    fdflags, fstflags, lookupflags, oflags, rights, write_dirents, Clock, Dirent, Fd, Fdstat, FileType, Filestat,
+    IoSlice, IoSliceMut, Prestat, Timestamp, Whence, DIRENT_SIZE,
+};

@@ -1,0 +1,72 @@
+//! The mount table: which device ids exist, which are read-only, and which backend serves them.
+//!
+//! A mount is a directory of the one tree whose `dev` differs from its parent's; every node
+//! created below it inherits that `dev`. So crossing a mount needs no lookup at all, renames and
+//! links compare `dev` (EXDEV), and the write check is one atomic load indexed by `dev`.
+//! Device 0 is the hidden root that holds the mount points.
+//!
+//! Invariants: `count` only grows; `readonly[d]` is meaningful for `d < count`.
+//! The permission rule lives here, in ONE function ([`MountTable::check_access`]): callers
+//! compute the effective access mode first (O_TRUNC counts as write) and ask once.
+//!
+//! Thread rules: lock-free (atomics); the backend list is written only by `add`, which is
+//! serialized by the caller (`Fs::mount` holds the root directory's write lock).
+
+use crate::backend::Backend;
+use crate::errno::{Errno, Result};
+use crate::sync::Mutex;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
+
+/// Most mounts a filesystem can hold.
+pub(crate) const MAX_MOUNTS: usize = 64;
+
+pub(crate) struct MountTable {
+    readonly: [AtomicBool; MAX_MOUNTS],
+    count: AtomicU32,
+    /// Backends of non-memory mounts, by dev (None: the memory backend, i.e. the core's own
+    /// inode tree is the storage).
+    backends: Mutex<Vec<Option<Arc<dyn Backend>>>>,
+}
+
+impl MountTable {
+    pub(crate) fn new() -> MountTable {
+        MountTable {
+            readonly: [const { AtomicBool::new(false) }; MAX_MOUNTS],
+            count: AtomicU32::new(1),
+            backends: Mutex::new(alloc::vec![None]),
+        }
+    }
+
+    /// Registers a new device; returns its id.
+    pub(crate) fn add(&self, readonly: bool, backend: Option<Arc<dyn Backend>>) -> Result<u64> {
+        let dev = self.count.load(Relaxed) as usize;
+        if dev >= MAX_MOUNTS {
+            return Err(Errno::Nospc);
+        }
+        self.readonly[dev].store(readonly, Relaxed);
+        self.backends.lock().push(backend);
+        self.count.store(dev as u32 + 1, Relaxed);
+        Ok(dev as u64)
+    }
+
+    pub(crate) fn set_readonly(&self, dev: u64, readonly: bool) {
+        self.readonly[dev as usize].store(readonly, Relaxed);
+    }
+
+    /// THE permission check: writing (or creating, truncating, removing, renaming) anything on
+    /// a read-only device is EROFS. Reading is always allowed (mode bits are not enforced).
+    #[inline]
+    pub(crate) fn check_access(&self, dev: u64, write: bool) -> Result<()> {
+        if write && self.readonly[dev as usize].load(Relaxed) {
+            return Err(Errno::Rofs);
+        }
+        Ok(())
+    }
+
+    #[allow(dead_code)]
+    pub(crate) fn backend(&self, dev: u64) -> Option<Arc<dyn Backend>> {
+        self.backends.lock().get(dev as usize).cloned().flatten()
+    }
+}

@@ -1,0 +1,238 @@
+//! Path resolution with WASI (cap-std) semantics: every path is relative to a directory fd and
+//! can never leave it.
+//!
+//! The walker keeps the chain of directories it descended through; `..` pops that chain and
+//! fails with ENOTCAPABLE when it is empty, so `..` is resolved against the path actually walked
+//! (a concurrent rename of an ancestor cannot make `..` escape). Absolute paths and absolute
+//! symlink targets are ENOTCAPABLE; a symlink's relative target continues from the directory
+//! holding the link with the same chain (its `..` is confined the same way). More than 40
+//! symlinks in one resolution is ELOOP. Components longer than 255 bytes and paths of 4096
+//! bytes or more are ENAMETOOLONG; a NUL byte is EINVAL; an empty path is ENOENT.
+//!
+//! Trailing slashes: a path ending in `/` must name a directory (a symlink there is followed).
+//!
+//! Thread rules: the walker holds at most one directory read lock at a time, only for one
+//! lookup, and holds no lock when it returns. Results are therefore snapshots: callers re-check
+//! under the directory write lock before they mutate.
+
+use crate::errno::{Errno, Result};
+use crate::inode::{Inode, Kind};
+use alloc::borrow::Cow;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+
+/// Symlinks followed in one resolution before ELOOP (Linux's MAXSYMLINKS).
+pub(crate) const MAX_LINKS: u32 = 40;
+/// Longest path in bytes, exclusive (Linux PATH_MAX counts the NUL).
+pub(crate) const PATH_MAX: usize = 4096;
+/// Longest component in bytes.
+pub(crate) const NAME_MAX: usize = 255;
+
+/// A resolved last component: the directory that holds it, its name and whether the path had a
+/// trailing slash.
+pub(crate) struct Parent<'p> {
+    pub(crate) dir: Arc<Inode>,
+    pub(crate) name: &'p [u8],
+    pub(crate) slash: bool,
+}
+
+/// The result of resolving a whole path.
+pub(crate) enum Final<'p> {
+    Found(Arc<Inode>),
+    /// The last component does not exist in `dir` (the directory exists): creatable.
+    Missing { dir: Arc<Inode>, name: Cow<'p, [u8]>, slash: bool },
+}
+
+pub(crate) struct Walker {
+    chain: Vec<Arc<Inode>>,
+    cur: Arc<Inode>,
+    links: u32,
+}
+
+/// Checks a whole path before walking.
+#[inline]
+pub(crate) fn check_path(path: &[u8]) -> Result<()> {
+    if path.is_empty() {
+        return Err(Errno::Noent);
+    }
+    if path.len() >= PATH_MAX {
+        return Err(Errno::Nametoolong);
+    }
+    if path[0] == b'/' {
+        return Err(Errno::Notcapable);
+    }
+    if path.contains(&0) {
+        return Err(Errno::Inval);
+    }
+    Ok(())
+}
+
+/// Splits off the last component: `(dirs, last, trailing_slash)`. `last` is never empty unless
+/// the path was all slashes.
+#[inline]
+fn split_last(path: &[u8]) -> (&[u8], &[u8], bool) {
+    let mut end = path.len();
+    while end > 0 && path[end - 1] == b'/' {
+        end -= 1;
+    }
+    let slash = end < path.len();
+    let start = path[..end].iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1);
+    (&path[..start], &path[start..end], slash)
+}
+
+fn lookup(dir: &Inode, name: &[u8]) -> Result<Option<Arc<Inode>>> {
+    if name.len() > NAME_MAX {
+        return Err(Errno::Nametoolong);
+    }
+    let d = dir.as_dir().ok_or(Errno::Notdir)?;
+    Ok(d.data.read().get(name).cloned())
+}
+
+impl Walker {
+    pub(crate) fn new(base: Arc<Inode>) -> Walker {
+        Walker { chain: Vec::new(), cur: base, links: 0 }
+    }
+
+    /// Walks every component of `dirs` as a directory (following symlinks).
+    fn walk_dirs(&mut self, dirs: &[u8]) -> Result<()> {
+        for name in dirs.split(|&b| b == b'/') {
+            self.step(name)?;
+        }
+        Ok(())
+    }
+
+    /// Moves into the directory `name` names.
+    fn step(&mut self, name: &[u8]) -> Result<()> {
+        match name {
+            b"" | b"." => {
+                if !self.cur.is_dir() {
+                    return Err(Errno::Notdir);
+                }
+                Ok(())
+            }
+            b".." => self.up(),
+            _ => {
+                let child = lookup(&self.cur, name)?.ok_or(Errno::Noent)?;
+                match &child.kind {
+                    Kind::Dir(_) => {
+                        let parent = core::mem::replace(&mut self.cur, child);
+                        self.chain.push(parent);
+                        Ok(())
+                    }
+                    Kind::Symlink(target) => self.follow(target),
+                    Kind::File(_) => Err(Errno::Notdir),
+                }
+            }
+        }
+    }
+
+    fn up(&mut self) -> Result<()> {
+        if !self.cur.is_dir() {
+            return Err(Errno::Notdir);
+        }
+        self.cur = self.chain.pop().ok_or(Errno::Notcapable)?;
+        Ok(())
+    }
+
+    /// Continues through a symlink whose target must end in a directory.
+    fn follow(&mut self, target: &[u8]) -> Result<()> {
+        self.count_link(target)?;
+        let (dirs, last, _) = split_last(target);
+        self.walk_dirs(dirs)?;
+        self.step(last)
+    }
+
+    fn count_link(&mut self, target: &[u8]) -> Result<()> {
+        self.links += 1;
+        if self.links > MAX_LINKS {
+            return Err(Errno::Loop);
+        }
+        if target.is_empty() {
+            return Err(Errno::Noent);
+        }
+        if target[0] == b'/' {
+            return Err(Errno::Notcapable);
+        }
+        Ok(())
+    }
+
+    /// Resolves everything but the last component (which is not looked up).
+    pub(crate) fn parent<'p>(mut self, path: &'p [u8]) -> Result<Parent<'p>> {
+        check_path(path)?;
+        let (dirs, last, slash) = split_last(path);
+        if last.is_empty() {
+            // The path is all slashes: absolute, refused by check_path already.
+            return Err(Errno::Notcapable);
+        }
+        if last.len() > NAME_MAX {
+            return Err(Errno::Nametoolong);
+        }
+        self.walk_dirs(dirs)?;
+        if !self.cur.is_dir() {
+            return Err(Errno::Notdir);
+        }
+        Ok(Parent { dir: self.cur, name: last, slash })
+    }
+
+    /// Resolves the whole path. The last symlink is followed if `follow` or a trailing slash
+    /// asks for it. `.` and `..` as the last component resolve to directories.
+    pub(crate) fn resolve<'p>(mut self, path: &'p [u8], follow: bool) -> Result<Final<'p>> {
+        check_path(path)?;
+        let (dirs, last, slash) = split_last(path);
+        self.walk_dirs(dirs)?;
+        self.last(Cow::Borrowed(last), slash, follow)
+    }
+
+    fn last<'p>(&mut self, mut name: Cow<'p, [u8]>, mut slash: bool, follow: bool) -> Result<Final<'p>> {
+        loop {
+            match &name[..] {
+                b"" | b"." => {
+                    self.step(b".")?;
+                    return Ok(Final::Found(self.cur.clone()));
+                }
+                b".." => {
+                    self.up()?;
+                    return Ok(Final::Found(self.cur.clone()));
+                }
+                _ => {}
+            }
+            let child = match lookup(&self.cur, &name)? {
+                Some(c) => c,
+                None => return Ok(Final::Missing { dir: self.cur.clone(), name, slash }),
+            };
+            match &child.kind {
+                Kind::Symlink(target) if follow || slash => {
+                    self.count_link(target)?;
+                    let (dirs, last, s2) = split_last(target);
+                    self.walk_dirs(dirs)?;
+                    slash |= s2;
+                    name = Cow::Owned(last.to_vec());
+                }
+                Kind::Dir(_) => return Ok(Final::Found(child)),
+                _ if slash => return Err(Errno::Notdir),
+                _ => return Ok(Final::Found(child)),
+            }
+        }
+    }
+}
+
+/// Resolves `path` from `base` to an existing node.
+pub(crate) fn resolve_existing(base: Arc<Inode>, path: &[u8], follow: bool) -> Result<Arc<Inode>> {
+    match Walker::new(base).resolve(path, follow)? {
+        Final::Found(i) => Ok(i),
+        Final::Missing { .. } => Err(Errno::Noent),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_last;
+
+    #[test]
+    fn split() {
+        assert_eq!(split_last(b"a/b/c"), (&b"a/b/"[..], &b"c"[..], false));
+        assert_eq!(split_last(b"a//"), (&b""[..], &b"a"[..], true));
+        assert_eq!(split_last(b"x"), (&b""[..], &b"x"[..], false));
+        assert_eq!(split_last(b"a/b/"), (&b"a/"[..], &b"b"[..], true));
+    }
+}

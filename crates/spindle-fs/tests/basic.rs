@@ -1,0 +1,171 @@
+//! Behaviour of single calls.
+mod common;
+use common::*;
+use spindle_fs::*;
+
+#[test]
+fn write_read_seek_pread_pwrite() {
+    let (fs, root) = fresh();
+    let fd = fs.path_open(root, FOLLOW, b"f", oflags::CREAT | oflags::EXCL, RW, RW, 0).unwrap();
+    assert_eq!(fs.fd_write(fd, &[b"hello ", b"world"]).unwrap(), 11);
+    assert_eq!(fs.fd_tell(fd).unwrap(), 11);
+    assert_eq!(fs.fd_seek(fd, -5, Whence::End).unwrap(), 6);
+    let mut b = [0u8; 16];
+    assert_eq!(fs.fd_read(fd, &mut [&mut b]).unwrap(), 5);
+    assert_eq!(&b[..5], b"world");
+    assert_eq!(fs.fd_pwrite(fd, &[b"J"], 0).unwrap(), 1);
+    assert_eq!(fs.fd_pread(fd, &mut [&mut b[..5]], 0).unwrap(), 5);
+    assert_eq!(&b[..5], b"Jello");
+    assert_eq!(fs.fd_tell(fd).unwrap(), 11);
+    assert_eq!(fs.fd_seek(fd, -100, Whence::Cur), Err(Errno::Inval));
+    fs.fd_pwrite(fd, &[b"!"], 20).unwrap();
+    assert_eq!(read(&fs, root, "f").unwrap(), b"Jello world\0\0\0\0\0\0\0\0\0!");
+    assert_eq!(fs.path_open(root, FOLLOW, b"f", oflags::CREAT | oflags::EXCL, RW, RW, 0), Err(Errno::Exist));
+    fs.fd_filestat_set_size(fd, 3).unwrap();
+    assert_eq!(read(&fs, root, "f").unwrap(), b"Jel");
+    fs.fd_close(fd).unwrap();
+    assert_eq!(fs.fd_close(fd), Err(Errno::Badf));
+}
+
+#[test]
+fn append_and_trunc() {
+    let (fs, root) = fresh();
+    create(&fs, root, "log", b"a");
+    let fd = fs.path_open(root, FOLLOW, b"log", 0, RW, RW, fdflags::APPEND).unwrap();
+    fs.fd_write(fd, &[b"b"]).unwrap();
+    fs.fd_seek(fd, 0, Whence::Set).unwrap();
+    fs.fd_write(fd, &[b"c"]).unwrap();
+    assert_eq!(read(&fs, root, "log").unwrap(), b"abc");
+    assert_eq!(fs.fd_fdstat_get(fd).unwrap().flags, fdflags::APPEND);
+    fs.fd_fdstat_set_flags(fd, 0).unwrap();
+    fs.fd_seek(fd, 0, Whence::Set).unwrap();
+    fs.fd_write(fd, &[b"X"]).unwrap();
+    assert_eq!(read(&fs, root, "log").unwrap(), b"Xbc");
+    let t = fs.path_open(root, FOLLOW, b"log", oflags::TRUNC, RW, RW, 0).unwrap();
+    assert_eq!(fs.fd_filestat_get(t).unwrap().size, 0);
+    fs.fd_allocate(t, 10, 5).unwrap();
+    assert_eq!(fs.fd_filestat_get(t).unwrap().size, 15);
+}
+
+#[test]
+fn unlinked_file_lives_until_last_close() {
+    let (fs, root) = fresh();
+    create(&fs, root, "f", b"data");
+    let fd = fs.path_open(root, FOLLOW, b"f", 0, RW, RW, 0).unwrap();
+    fs.path_unlink_file(root, b"f").unwrap();
+    assert_eq!(read(&fs, root, "f"), Err(Errno::Noent));
+    assert_eq!(fs.fd_filestat_get(fd).unwrap().nlink, 0);
+    fs.fd_pwrite(fd, &[b"more"], 4).unwrap();
+    let mut b = [0u8; 8];
+    assert_eq!(fs.fd_pread(fd, &mut [&mut b], 0).unwrap(), 8);
+    assert_eq!(&b, b"datamore");
+    assert_eq!(fs.path_link(root, 0, b"f", root, b"g"), Err(Errno::Noent));
+    fs.fd_close(fd).unwrap();
+}
+
+#[test]
+fn directories_links_renames() {
+    let (fs, root) = fresh();
+    fs.path_create_directory(root, b"a").unwrap();
+    fs.path_create_directory(root, b"a/b/").unwrap();
+    assert_eq!(fs.path_create_directory(root, b"a"), Err(Errno::Exist));
+    assert_eq!(fs.path_filestat_get(root, 0, b"a").unwrap().nlink, 3);
+    create(&fs, root, "a/b/f", b"1");
+    fs.path_link(root, 0, b"a/b/f", root, b"g").unwrap();
+    assert_eq!(fs.path_filestat_get(root, 0, b"g").unwrap().nlink, 2);
+    assert_eq!(fs.path_remove_directory(root, b"a/b"), Err(Errno::Notempty));
+    assert_eq!(fs.path_rename(root, b"a", root, b"a/b/c"), Err(Errno::Inval));
+    fs.path_rename(root, b"a/b", root, b"b2").unwrap();
+    assert_eq!(fs.path_filestat_get(root, 0, b"a").unwrap().nlink, 2);
+    assert_eq!(names(&fs, root, "."), ["a", "b2", "g"]);
+    // Two names of one file: rename is a no-op (POSIX).
+    fs.path_rename(root, b"g", root, b"b2/f").unwrap();
+    assert_eq!(fs.path_filestat_get(root, 0, b"b2/f").unwrap().nlink, 2);
+    fs.path_unlink_file(root, b"g").unwrap();
+    assert_eq!(fs.path_filestat_get(root, 0, b"b2/f").unwrap().nlink, 1);
+    assert_eq!(fs.path_rename(root, b"a", root, b"b2"), Err(Errno::Notempty));
+    fs.path_rename(root, b"b2", root, b"a").unwrap();
+    assert_eq!(names(&fs, root, "."), ["a"]);
+    assert_eq!(names(&fs, root, "a"), ["f"]);
+    assert_eq!(fs.path_unlink_file(root, b"a"), Err(Errno::Isdir));
+    assert_eq!(fs.path_link(root, 0, b"a", root, b"x"), Err(Errno::Perm));
+    fs.path_unlink_file(root, b"a/f").unwrap();
+    fs.path_remove_directory(root, b"a/").unwrap();
+    assert_eq!(names(&fs, root, "."), Vec::<String>::new());
+}
+
+#[test]
+fn removed_directory_refuses_creation() {
+    let (fs, root) = fresh();
+    fs.path_create_directory(root, b"d").unwrap();
+    let d = fs.path_open(root, FOLLOW, b"d", oflags::DIRECTORY, RO, RW, 0).unwrap();
+    fs.path_remove_directory(root, b"d").unwrap();
+    assert_eq!(fs.path_open(d, FOLLOW, b"x", oflags::CREAT, RW, RW, 0), Err(Errno::Noent));
+    assert_eq!(fs.path_create_directory(d, b"x"), Err(Errno::Noent));
+    assert_eq!(fs.fd_filestat_get(d).unwrap().nlink, 0);
+}
+
+#[test]
+fn readdir_cookies_are_stable() {
+    let (fs, root) = fresh();
+    for i in 0..10 {
+        create(&fs, root, &format!("f{i}"), b"");
+    }
+    let d = fs.path_open(root, FOLLOW, b".", oflags::DIRECTORY, RO, RW, 0).unwrap();
+    let first = fs.fd_readdir(d, 0, 5).unwrap();
+    assert_eq!(first[0].name, b".");
+    assert_eq!(first[1].name, b"..");
+    let cookie = first.last().unwrap().next;
+    // Concurrent-looking changes: remove a seen one and an unseen one, add one.
+    fs.path_unlink_file(root, b"f0").unwrap();
+    fs.path_unlink_file(root, b"f5").unwrap();
+    create(&fs, root, "new", b"");
+    let rest = fs.fd_readdir(d, cookie, usize::MAX).unwrap();
+    let mut all: Vec<Vec<u8>> = first.iter().chain(rest.iter()).map(|e| e.name.clone()).collect();
+    let n = all.len();
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), n, "no name twice");
+    assert!(all.contains(&b"f9".to_vec()) && !all.contains(&b"f5".to_vec()) && all.contains(&b"new".to_vec()));
+}
+
+#[test]
+fn dirent_serialization_truncates_like_wasmtime() {
+    let (fs, root) = fresh();
+    create(&fs, root, "abc", b"");
+    let d = fs.path_open(root, FOLLOW, b".", oflags::DIRECTORY, RO, RW, 0).unwrap();
+    let mut big = [0u8; 256];
+    let n = fs.fd_readdir_into(d, &mut big, 0).unwrap();
+    assert_eq!(n, 3 * DIRENT_SIZE + 1 + 2 + 3);
+    assert_eq!(u64::from_le_bytes(big[0..8].try_into().unwrap()), 1);
+    assert_eq!(u32::from_le_bytes(big[16..20].try_into().unwrap()), 1);
+    assert_eq!(big[20], FileType::Directory as u8);
+    assert_eq!(&big[24..25], b".");
+    let last = 2 * DIRENT_SIZE + 3;
+    assert_eq!(&big[last + DIRENT_SIZE..last + DIRENT_SIZE + 3], b"abc");
+    let mut small = [0u8; 30];
+    assert_eq!(fs.fd_readdir_into(d, &mut small, 0).unwrap(), 30);
+    assert_eq!(&small[..], &big[..30]);
+}
+
+#[test]
+fn preopens_and_fds() {
+    let fs = Fs::new(|| 7);
+    let a = fs.preopen(b"/tmp").unwrap();
+    assert_eq!(a, 3);
+    assert_eq!(fs.fd_prestat_get(a).unwrap().name_len, 4);
+    let mut n = [0u8; 4];
+    fs.fd_prestat_dir_name(a, &mut n).unwrap();
+    assert_eq!(&n, b"/tmp");
+    assert_eq!(fs.fd_prestat_dir_name(a, &mut n[..2]), Err(Errno::Nametoolong));
+    let f = fs.path_open(a, 0, b"x", oflags::CREAT, RW, RW, 0).unwrap();
+    assert_eq!(fs.fd_prestat_get(f), Err(Errno::Badf));
+    assert_eq!(fs.fd_renumber(f, 99), Err(Errno::Badf));
+    let g = fs.path_open(a, 0, b"y", oflags::CREAT, RW, RW, 0).unwrap();
+    fs.fd_renumber(f, g).unwrap();
+    assert_eq!(fs.fd_filestat_get(f), Err(Errno::Badf));
+    assert_eq!(fs.fd_filestat_get(g).unwrap().ino, fs.path_filestat_get(a, 0, b"x").unwrap().ino);
+    assert_eq!(fs.open_fds(), 2);
+    assert_eq!(fs.fd_filestat_get(g).unwrap().mtim, 7);
+    assert_eq!(fs.fd_read(a, &mut [&mut [0u8; 4][..]]), Err(Errno::Isdir));
+}
