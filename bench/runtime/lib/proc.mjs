@@ -1,0 +1,46 @@
+/**
+ * Runs one command as a child process and measures it from the parent: wall time from spawn to
+ * exit, and the time to the first stdout byte (process.hrtime, first 'data' event). Output is
+ * collected so that each configuration's result can be checked before its time counts.
+ */
+import { spawn } from 'node:child_process';
+
+/**
+ * @returns {Promise<{ code: number|null, signal: string|null, stdout: string, stderr: string,
+ *   wallMs: number, firstOutputMs: number, timedOut: boolean }>}
+ */
+export function runCommand(cmd, args, { timeoutMs = 60_000, env, cwd } = {}) {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const elapsedMs = () => Number(process.hrtime.bigint() - start) / 1e6;
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: env ?? process.env, cwd });
+    let firstOutputMs = NaN;
+    const out = [], err = [];
+    let timedOut = false;
+    const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, timeoutMs);
+    child.stdout.on('data', (chunk) => {
+      if (Number.isNaN(firstOutputMs)) firstOutputMs = elapsedMs();
+      out.push(chunk);
+    });
+    child.stderr.on('data', (chunk) => err.push(chunk));
+    child.on('error', (e) => { clearTimeout(timer); reject(e); });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({
+        code, signal, timedOut,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        wallMs: elapsedMs(),
+        firstOutputMs,
+      });
+    });
+  });
+}
+
+/** A one-line description of a failed run, for error rows and the log. */
+export function describeFailure(r) {
+  if (r.timedOut) return 'timed out';
+  const why = r.signal ? `killed by ${r.signal}` : `exit code ${r.code}`;
+  const tail = (r.stderr || r.stdout).trim().split('\n').slice(-2).join(' | ');
+  return tail ? `${why}: ${tail.slice(0, 300)}` : why;
+}
