@@ -12,7 +12,8 @@
  *   MAX_SLOTS  capacity of the slot table = the pool maximum (+1 for the main worker)
  *   IDLE_LOCK  spin lock protecting IDLE_COUNT and the idle stack
  *   IDLE_COUNT number of slot indices on the idle stack
- *   OUT_SEQ    bumped after every write to an output ring; the main thread waits on it
+ *   OUT_SEQ    bumped when a thread needs the main thread (output written, stdin wanted);
+ *              the main thread waits on it
  *   IDLE_STACK MAX_SLOTS words: slots whose worker is waiting (or still booting) for work
  *   SLOT k     SLOT_WORDS words each: CMD, TID, ARG
  *
@@ -130,8 +131,8 @@ export class Control {
     return tid > MAX_TID ? -1 : tid;
   }
 
-  /** Bumps OUT_SEQ and wakes the main thread's output pump. */
-  signalOutput(): void {
+  /** Bumps OUT_SEQ and wakes the main thread's pump (output to deliver, stdin wanted). */
+  wakeMain(): void {
     Atomics.add(this.words, OUT_SEQ, 1);
     Atomics.notify(this.words, OUT_SEQ);
   }

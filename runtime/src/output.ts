@@ -57,7 +57,7 @@ export class OutputRings {
       Atomics.store(h, HEAD, (head + n) | 0);
       Atomics.store(h, LOCK, 0);
       off += n;
-      ctl.signalOutput();
+      ctl.wakeMain();
       if (off < bytes.length) {
         if (drainInline) drainInline();
         else Atomics.wait(h, TAIL, tail, 50);

@@ -12,7 +12,7 @@ import { ExitSignal, SpindleError } from './errors.js';
 import type { LoadedProgram } from './load.js';
 import { OutputRings, type StreamRoute } from './output.js';
 import type { Platform, WorkerHandle } from './platform/types.js';
-import { SharedInput } from './stdin.js';
+import { StdinPipe } from './stdin.js';
 import { instantiateThread, reportFailure, runThread, ThreadStdio, type WorkerInit } from './thread.js';
 
 export type OutputOption = 'inherit' | ((chunk: Uint8Array) => void);
@@ -48,12 +48,15 @@ export class Program {
   private readonly workers: WorkerHandle[] = [];
   private readonly init: WorkerInit;
   private readonly sinks: [OutputOption, OutputOption];
+  private readonly stdin: StdinPipe | null;
+  private stopStdin: (() => void) | undefined;
   private exitPromise: Promise<number> | undefined;
 
   constructor(private readonly program: LoadedProgram, private readonly options: RunOptions, private readonly platform: Platform) {
     const maxThreads = checkCount('maxThreads', options.maxThreads ?? DEFAULT_MAX_THREADS, 1);
     this.ctl = Control.create(maxThreads + 1);
     this.sinks = [options.stdout ?? 'inherit', options.stderr ?? 'inherit'];
+    this.stdin = stdinPipe(options);
     this.init = {
       module: program.module,
       memory: createMemory(program, options.memory),
@@ -63,7 +66,7 @@ export class Program {
       rings: this.rings.buffer,
       stdout: route(this.sinks[0]),
       stderr: route(this.sinks[1]),
-      stdin: stdinSource(options.stdin),
+      stdin: this.stdin?.buffer ?? 'fd',
       args: [options.argv0 ?? program.name, ...(options.args ?? [])],
       env: envList(options.env),
       slot: -1,
@@ -91,8 +94,11 @@ export class Program {
       this.prewarm(pool);
     }
     await this.pumpUntilExit();
+    this.stopStdin?.();
     this.drainOutput();
-    await Promise.all(this.workers.map((w) => w.terminate()));
+    // Not awaited: a worker blocked in a host syscall (a read of a terminal) only stops when the
+    // syscall returns, and the program's exit must not wait for that.
+    for (const w of this.workers) void w.terminate();
     return this.ctl.exitCode;
   }
 
@@ -133,11 +139,19 @@ export class Program {
     while (!exited) {
       const seq = Atomics.load(words, OUT_SEQ);
       this.drainOutput();
+      this.feedStdinOnDemand();
       if (Atomics.load(words, STATE) === STATE_EXITED) break;
       const onOutput = Atomics.waitAsync(words, OUT_SEQ, seq);
       if (onOutput.async) await Promise.race([onOutput.value, exit]);
     }
     Atomics.notify(words, OUT_SEQ); // release the output waiter still pending
+  }
+
+  /** Starts copying the host's stdin into the pipe the first time a thread waits for input. */
+  private feedStdinOnDemand(): void {
+    const pipe = this.stdin;
+    if (!pipe || this.stopStdin || pipe.closed || !pipe.wanted) return;
+    this.stopStdin = this.platform.readStdin((bytes) => pipe.write(bytes), () => pipe.close());
   }
 
   private drainOutput(): void {
@@ -162,9 +176,12 @@ function route(sink: OutputOption): StreamRoute {
   return sink === 'inherit' ? 'fd' : 'ring';
 }
 
-function stdinSource(stdin: RunOptions['stdin']): 'fd' | SharedArrayBuffer {
-  if (stdin === undefined || stdin === 'inherit') return 'fd';
-  return SharedInput.create(typeof stdin === 'string' ? new TextEncoder().encode(stdin) : stdin);
+/** The stdin pipe, or null when threads read the host's fd 0 themselves (calling-thread mode). */
+function stdinPipe(options: RunOptions): StdinPipe | null {
+  const stdin = options.stdin ?? 'inherit';
+  if (stdin !== 'inherit') return StdinPipe.create(typeof stdin === 'string' ? new TextEncoder().encode(stdin) : stdin);
+  // With _start on the calling thread, the main thread cannot feed a pipe while wasm runs on it.
+  return options.runOnCallingThread ? null : StdinPipe.create();
 }
 
 function envList(env: RunOptions['env']): string[] {

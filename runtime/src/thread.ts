@@ -13,7 +13,7 @@ import { OutputRings, type StreamRoute } from './output.js';
 import type { Platform } from './platform/types.js';
 import type { WasiHost } from './wasi/host.js';
 import { wasiPreview1 } from './wasi/preview1.js';
-import { SharedInput } from './stdin.js';
+import { StdinPipe } from './stdin.js';
 
 /** Everything a worker needs to run threads of a program. Structured-cloneable. */
 export interface WorkerInit {
@@ -26,7 +26,7 @@ export interface WorkerInit {
   rings: SharedArrayBuffer;
   stdout: StreamRoute;
   stderr: StreamRoute;
-  /** 'fd': the host's fd 0; otherwise a SharedInput buffer (possibly empty). */
+  /** A StdinPipe's buffer; 'fd' (calling-thread mode only): read the host's fd 0 directly. */
   stdin: 'fd' | SharedArrayBuffer;
   args: string[];
   env: string[];
@@ -38,14 +38,14 @@ export interface WorkerInit {
 export class ThreadStdio {
   private readonly ctl: Control;
   private readonly rings: OutputRings;
-  private readonly input: SharedInput | null;
+  private readonly input: StdinPipe | null;
   /** Set on the main thread: the ring is drained in place instead of waiting for it. */
   drainInline: (() => void) | undefined;
 
   constructor(private readonly init: WorkerInit, private readonly platform: Platform) {
     this.ctl = new Control(init.control);
     this.rings = new OutputRings(init.rings);
-    this.input = init.stdin === 'fd' ? null : new SharedInput(init.stdin);
+    this.input = init.stdin === 'fd' ? null : new StdinPipe(init.stdin);
   }
 
   write(fd: 1 | 2, bytes: Uint8Array): number {
@@ -55,19 +55,22 @@ export class ThreadStdio {
   }
 
   read(max: number): Uint8Array | number {
-    return this.input ? this.input.read(max) : this.platform.readFd(0, max);
+    if (!this.input) return this.platform.readFd(0, max);
+    // On the main thread (calling-thread mode) nobody else can feed the pipe: do not wait.
+    return this.input.read(max, () => this.ctl.wakeMain(), !this.drainInline) ?? 6 /* EAGAIN */;
   }
 
   ready(): boolean {
-    return this.input ? true : true; // a host fd may block; poll reports it ready like a tty would
+    // A host fd gives no readiness without blocking; report it ready, as a tty would be.
+    return this.input ? this.input.ready() : true;
   }
 }
 
 /** A WasiHost whose thread id is set when the instance is given a thread to run. */
 class Host implements WasiHost {
-  memory!: WebAssembly.Memory;
   threadId = 0;
   constructor(
+    readonly memory: WebAssembly.Memory,
     readonly args: readonly string[],
     readonly env: readonly string[],
     private readonly stdio: ThreadStdio,
@@ -94,7 +97,11 @@ export interface WasmThread {
 /** Instantiates the program for a new thread (the instance is fresh: its own stack pointer, TLS). */
 export function instantiateThread(init: WorkerInit, platform: Platform, stdio: ThreadStdio): WasmThread {
   const ctl = new Control(init.control);
-  const host = new Host(init.args, init.env, stdio, ctl);
+  // A module that defines its own memory exports it only once instantiated: until then the host
+  // holds a stand-in whose `buffer` forwards to the export.
+  let exported: WebAssembly.Memory | undefined;
+  const memory = init.memory ?? ({ get buffer() { return exported!.buffer; } } as WebAssembly.Memory);
+  const host = new Host(memory, init.args, init.env, stdio, ctl);
   const imports: WebAssembly.Imports = {
     wasi_snapshot_preview1: wasiPreview1(host),
     wasi: { 'thread-spawn': (arg: number) => spawnThread(init, platform, ctl, stdio, arg) },
@@ -104,7 +111,10 @@ export function instantiateThread(init: WorkerInit, platform: Platform, stdio: T
     imports[module] = { ...(imports[module] ?? {}), [name]: init.memory };
   }
   const instance = new WebAssembly.Instance(init.module, imports);
-  host.memory = init.memory ?? (instance.exports.memory as WebAssembly.Memory);
+  exported = instance.exports.memory as WebAssembly.Memory | undefined;
+  if (!init.memory && !(exported instanceof WebAssembly.Memory)) {
+    throw new Error('the module neither imports nor exports a memory; WASI programs must export "memory"');
+  }
   return { instance, host };
 }
 

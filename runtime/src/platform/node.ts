@@ -48,6 +48,24 @@ function readFd(fd: number, max: number): Uint8Array | number {
   }
 }
 
+function readStdin(onChunk: (bytes: Uint8Array) => number, onEnd: () => void): () => void {
+  const stdin = process.stdin;
+  let pending: Uint8Array | null = null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const offer = (): void => {
+    timer = undefined;
+    if (!pending) return;
+    const taken = onChunk(pending);
+    pending = taken < pending.length ? pending.subarray(taken) : null;
+    if (pending) { timer = setTimeout(offer, 2); return; } // the pipe is full: readers drain it
+    stdin.resume();
+  };
+  stdin.on('data', (chunk: Buffer) => { pending = new Uint8Array(chunk); stdin.pause(); offer(); });
+  stdin.on('end', () => { const finish = () => (pending ? setTimeout(finish, 2) : onEnd()); finish(); });
+  stdin.on('error', () => onEnd());
+  return () => { if (timer) clearTimeout(timer); stdin.pause(); stdin.removeAllListeners(); stdin.unref?.(); };
+}
+
 let optimizing = false;
 function preferOptimizingCompiler(): void {
   if (optimizing) return;
@@ -62,5 +80,6 @@ export const nodePlatform: Platform = {
   startWorker,
   writeFd,
   readFd,
+  readStdin,
   preferOptimizingCompiler,
 };

@@ -20,6 +20,12 @@ export interface Platform {
   writeFd(fd: number, bytes: Uint8Array): number;
   /** Reads up to `max` bytes from a host fd, blocking. Bytes (empty = EOF) or a WASI errno. */
   readFd(fd: number, max: number): Uint8Array | number;
+  /**
+   * Starts reading the host's stdin asynchronously (never blocking this thread). `onChunk`
+   * returns false when it could not take the whole chunk yet; the source then pauses and
+   * offers the rest again shortly. Returns a function that stops reading.
+   */
+  readStdin(onChunk: (bytes: Uint8Array) => number, onEnd: () => void): () => void;
   /** Turns V8's optimizing-tier-up-front compilation of wasm on (process-wide, Node only). */
   preferOptimizingCompiler(): void;
 }
