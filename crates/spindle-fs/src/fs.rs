@@ -288,7 +288,8 @@ impl Fs {
             Whence::Cur => *pos as i64,
             Whence::End => match f.inode.as_file() {
                 Some(d) => d.read().size() as i64,
-                None => f.inode.size() as i64,
+                // Directory offsets are readdir positions; there is no end (EINVAL on Linux).
+                None => return Err(Errno::Inval),
             },
         };
         let new = base.checked_add(offset).ok_or(Errno::Overflow)?;
@@ -479,9 +480,11 @@ fn file_max() -> u64 {
 
 #[inline]
 fn readable_file(f: &OpenFile) -> Result<&RwLock<FileData>> {
+    if !f.readable {
+        return Err(Errno::Badf);
+    }
     match f.inode.as_file() {
-        Some(d) if f.readable => Ok(d),
-        Some(_) => Err(Errno::Badf),
+        Some(d) => Ok(d),
         None if f.inode.is_dir() => Err(Errno::Isdir),
         None => Err(Errno::Inval),
     }
@@ -489,9 +492,11 @@ fn readable_file(f: &OpenFile) -> Result<&RwLock<FileData>> {
 
 #[inline]
 fn writable_file(f: &OpenFile) -> Result<&RwLock<FileData>> {
+    if !f.writable {
+        return Err(Errno::Badf);
+    }
     match f.inode.as_file() {
-        Some(d) if f.writable => Ok(d),
-        Some(_) => Err(Errno::Badf),
+        Some(d) => Ok(d),
         None if f.inode.is_dir() => Err(Errno::Isdir),
         None => Err(Errno::Inval),
     }

@@ -176,14 +176,15 @@ impl Walker {
 
     /// Resolves the whole path. The last symlink is followed if `follow` or a trailing slash
     /// asks for it. `.` and `..` as the last component resolve to directories.
-    pub(crate) fn resolve<'p>(mut self, path: &'p [u8], follow: bool) -> Result<Final<'p>> {
+    /// `create` (O_CREAT) makes a trailing slash on a normal last name EISDIR, as on Linux.
+    pub(crate) fn resolve<'p>(mut self, path: &'p [u8], follow: bool, create: bool) -> Result<Final<'p>> {
         check_path(path)?;
         let (dirs, last, slash) = split_last(path);
         self.walk_dirs(dirs)?;
-        self.last(Cow::Borrowed(last), slash, follow)
+        self.last(Cow::Borrowed(last), slash, follow, create)
     }
 
-    fn last<'p>(&mut self, mut name: Cow<'p, [u8]>, mut slash: bool, follow: bool) -> Result<Final<'p>> {
+    fn last<'p>(&mut self, mut name: Cow<'p, [u8]>, mut slash: bool, follow: bool, create: bool) -> Result<Final<'p>> {
         loop {
             match &name[..] {
                 b"" | b"." => {
@@ -195,6 +196,9 @@ impl Walker {
                     return Ok(Final::Found(self.cur.clone()));
                 }
                 _ => {}
+            }
+            if create && slash {
+                return Err(Errno::Isdir);
             }
             let child = match lookup(&self.cur, &name)? {
                 Some(c) => c,
@@ -218,7 +222,7 @@ impl Walker {
 
 /// Resolves `path` from `base` to an existing node.
 pub(crate) fn resolve_existing(base: Arc<Inode>, path: &[u8], follow: bool) -> Result<Arc<Inode>> {
-    match Walker::new(base).resolve(path, follow)? {
+    match Walker::new(base).resolve(path, follow, false)? {
         Final::Found(i) => Ok(i),
         Final::Missing { .. } => Err(Errno::Noent),
     }

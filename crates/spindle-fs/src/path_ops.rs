@@ -58,10 +58,13 @@ impl Fs {
         }
         // O_CREAT|O_EXCL never follows the last symlink (it exists, so EEXIST).
         let follow = lookupflags & lookupflags::SYMLINK_FOLLOW != 0 && !excl;
-        let node = match Walker::new(base).resolve(path, follow)? {
+        let node = match Walker::new(base).resolve(path, follow, creat)? {
             Final::Found(n) => {
                 if excl {
                     return Err(Errno::Exist);
+                }
+                if creat && n.is_dir() {
+                    return Err(Errno::Isdir);
                 }
                 if oflags & DIRECTORY != 0 && !n.is_dir() {
                     return Err(Errno::Notdir);

@@ -105,7 +105,11 @@ impl Fs {
             Some((_, d)) => d.get(nb).cloned(),
             None => src.get(nb).cloned(),
         };
+        // Linux checks "target is an ancestor of the source" before the type checks.
         if let Some(t) = &target {
+            if dst.is_some() && t.is_dir() && is_ancestor(t, pa) {
+                return Err(Errno::Notempty);
+            }
             if Arc::ptr_eq(t, &s) {
                 return Ok(());
             }
@@ -119,9 +123,6 @@ impl Fs {
         // descendant, never their ancestor once the check below passed).
         let mut victim_guard = None;
         if let Some(t) = target.as_ref().filter(|t| t.is_dir()) {
-            if dst.is_some() && is_ancestor(t, pa) {
-                return Err(Errno::Notempty);
-            }
             if t.dev != pb.dev {
                 return Err(Errno::Busy);
             }
