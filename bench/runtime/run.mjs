@@ -13,7 +13,7 @@
  * Needs: runtime/dist (cd runtime && npx tsc -p .), clang-19 (tools/wasi-cc), gcc, and
  * `npm install` in bench/runtime (done here if node_modules is missing).
  */
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync, rmSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg, totalmem, availableParallelism, platform, release } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -79,8 +79,13 @@ async function main() {
   if (w0) { warnings.push(w0); log(`WARNING: ${w0}`); }
   const loadBefore = loadavg()[0];
 
+  // Snapshot the runtime under test: runtime/dist may be rebuilt by someone else during the
+  // session, and a half-written dist makes runs fail for reasons that are not the runtime's.
+  const snapshot = join(opts.out, 'runtime-dist');
+  rmSync(snapshot, { recursive: true, force: true });
+  cpSync(dirname(spindleCli), snapshot, { recursive: true });
   const programs = buildPrograms(repo, opts.out, log);
-  const ctx = { repo, benchDir, spindleCli, programs, runs: opts.runs, quick: opts.quick, log };
+  const ctx = { repo, benchDir, spindleCli: join(snapshot, 'cli.js'), programs, runs: opts.runs, quick: opts.quick, log };
   ctx.commands = commands(ctx);
 
   const results = [];

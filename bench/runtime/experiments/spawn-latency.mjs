@@ -69,6 +69,12 @@ export async function run(ctx) {
         note: `spindle CLI, default pool (= cores), ${rounds * k} spawns per run`,
         check,
       },
+      {
+        config: 'native',
+        cmd: cmd.native(ctx.programs['spawn_latency-native'], [String(k), String(rounds)]),
+        note: 'the same guest built with gcc -O2 (Linux pthread_create): a yardstick for what this machine\'s load does to p99',
+        check,
+      },
     ];
     ctx.log(`spawn latency, ${k} thread(s) per round`);
     rows.push(...await measure(ctx, {

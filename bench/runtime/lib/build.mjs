@@ -33,8 +33,10 @@ export function buildPrograms(repo, outDir, log) {
     const wasm = join(dir, `${name}.wasm`);
     programs[`${name}.wasm`] = build(wasiCc, [c, ...WASM_FLAGS, '-o', wasm], wasm, c, log);
   }
-  const mathC = join(src, 'math.c');
-  const native = join(dir, 'math-native');
-  programs['math-native'] = build('gcc', ['-O2', '-pthread', mathC, '-o', native], native, mathC, log);
+  for (const name of ['spawn_latency', 'math']) {
+    const c = join(src, `${name}.c`);
+    const native = join(dir, `${name}-native`);
+    programs[`${name}-native`] = build('gcc', ['-O2', '-pthread', c, '-o', native], native, c, log);
+  }
   return programs;
 }
