@@ -52,7 +52,13 @@ export class Program {
   private stopStdin: (() => void) | undefined;
   private exitPromise: Promise<number> | undefined;
 
-  constructor(private readonly program: LoadedProgram, private readonly options: RunOptions, private readonly platform: Platform) {
+  private readonly platform: Platform;
+
+  constructor(private readonly program: LoadedProgram, private readonly options: RunOptions, platform: Platform) {
+    // Every worker started on this thread (the pool, and in calling-thread mode the workers the
+    // program's own spawns add) is remembered so the exit can terminate it. Workers started by
+    // other workers are their children and end with them.
+    this.platform = { ...platform, startWorker: (init, onFailure) => this.track(platform.startWorker(init, onFailure)) };
     const maxThreads = checkCount('maxThreads', options.maxThreads ?? DEFAULT_MAX_THREADS, 1);
     this.ctl = Control.create(maxThreads + 1);
     this.sinks = [options.stdout ?? 'inherit', options.stderr ?? 'inherit'];
@@ -114,7 +120,12 @@ export class Program {
   private startWorker(slot: number, cmd?: number): void {
     if (cmd !== undefined) this.ctl.command(slot, cmd, 0, 0);
     const stdio = new ThreadStdio(this.init, this.platform);
-    this.workers.push(this.platform.startWorker({ ...this.init, slot }, (m) => reportFailure(stdio, this.ctl, m)));
+    this.platform.startWorker({ ...this.init, slot }, (m) => reportFailure(stdio, this.ctl, m));
+  }
+
+  private track(worker: WorkerHandle): WorkerHandle {
+    this.workers.push(worker);
+    return worker;
   }
 
   /** Node's calling-thread mode: `_start` runs right here, synchronously. */
