@@ -33,8 +33,9 @@ export const notes = [
     + `${EMNAPI_POOL} samples per run, so its p99 is close to its max; spindle's rows are 1000 rounds (300 with --quick) on a pool that is reused.`,
   'The peer needs the module to export malloc/free (wasi-libc uses the one-argument thread-spawn, and emnapi allocates the result '
     + 'struct with malloc): the guests are linked with -Wl,--export=malloc,--export=free.',
-  'The peer uses node:wasi on every thread (as the @napi-rs/wasm-runtime Node loader does): @tybys/wasm-util\'s CLOCK_MONOTONIC is '
-    + 'performance.now() truncated to whole ms with a per-worker origin, so a cross-thread latency cannot be measured with it.',
+  'The baseline peer uses node:wasi on every thread (as the @napi-rs/wasm-runtime Node loader does). @tybys/wasm-util\'s CLOCK_MONOTONIC is '
+    + 'performance.now() truncated to whole ms with a per-worker origin, so a cross-thread latency cannot be measured with it: its row '
+    + '(`emnapi-wasm-util-warm`) answers that one clock from process.hrtime, everything else is @tybys/wasm-util\'s.',
   'p99 over one process is sensitive to machine load (a woken worker waits for a core); read it together with the load average above.',
 ];
 
@@ -55,6 +56,12 @@ export async function run(ctx) {
         config: 'emnapi-warm',
         cmd: cmd.emnapi(wasm, [String(k), String(EMNAPI_POOL / k)], { wasi: 'node', pool: EMNAPI_POOL }),
         note: `@emnapi/wasi-threads + node:wasi, ${EMNAPI_POOL} preloaded workers, ${EMNAPI_POOL} spawns per run (each warm worker used once)`,
+        check,
+      },
+      {
+        config: 'emnapi-wasm-util-warm',
+        cmd: cmd.emnapi(wasm, [String(k), String(EMNAPI_POOL / k)], { wasi: 'wasm-util', pool: EMNAPI_POOL, hrtimeClock: true }),
+        note: `@emnapi/wasi-threads + @tybys/wasm-util, same pool as emnapi-warm; CLOCK_MONOTONIC replaced by process.hrtime (its own is per-worker, whole ms)`,
         check,
       },
       {

@@ -12,6 +12,8 @@
  * --wasi wasm-util  @tybys/wasm-util's WASI (what it uses in browsers); its monotonic clock is
  *                   performance.now() in whole ms with a per-worker origin, so the cross-thread
  *                   spawn measurement cannot use it (see experiments/spawn-latency.mjs)
+ * --hrtime-clock    replace only CLOCK_MONOTONIC of the WASI layer by process.hrtime (one clock
+ *                   for all threads, ns): lets the spawn benchmark run on @tybys/wasm-util
  * --pool N          reuseWorker { size: N } and preloadWorkers() before _start (a warm pool);
  *                   0 (default) = reuseWorker: false, the README's Node setting: every
  *                   pthread_create boots a new worker.
@@ -21,13 +23,15 @@ import { basename } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { WASIThreads } from '@emnapi/wasi-threads';
 import { createImportedMemory } from '../lib/memory-import.mjs';
+import { wasiImports } from './wasi-imports.mjs';
 
 const argv = process.argv.slice(2);
-let wasiKind = 'node', pool = 0;
+let wasiKind = 'node', pool = 0, hrtimeClock = false;
 while (argv[0]?.startsWith('--')) {
   const flag = argv.shift();
   if (flag === '--wasi') wasiKind = argv.shift();
   else if (flag === '--pool') pool = Number(argv.shift());
+  else if (flag === '--hrtime-clock') hrtimeClock = true;
   else { console.error(`emnapi-run: unknown option ${flag}`); process.exit(2); }
 }
 const [file, ...args] = argv;
@@ -44,13 +48,14 @@ const wasiThreads = new WASIThreads({
   reuseWorker: pool > 0 ? { size: pool, strict: false } : false,
   waitThreadStart: 1000,
   onCreateWorker: () => new Worker(new URL('./emnapi-worker.mjs', import.meta.url), {
-    workerData: { wasiKind, wasiOptions, memoryImport: imp && { module: imp.module, name: imp.name } },
+    workerData: { wasiKind, wasiOptions, hrtimeClock, memoryImport: imp && { module: imp.module, name: imp.name } },
   }),
 });
 const module = await WebAssembly.compile(bytes);
-const imports = { wasi_snapshot_preview1: wasi.wasiImport, ...wasiThreads.getImportObject() };
+const imports = { wasi_snapshot_preview1: wasiImports(wasi, hrtimeClock, () => memory ?? instance.exports.memory), ...wasiThreads.getImportObject() };
 if (imp) imports[imp.module] = { [imp.name]: memory };
-const instance = await WebAssembly.instantiate(module, imports);
+let instance;
+instance = await WebAssembly.instantiate(module, imports);
 wasiThreads.setup(instance, module, memory);
 await wasiThreads.preloadWorkers();
 const code = wasi.start(instance);

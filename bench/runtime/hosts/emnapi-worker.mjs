@@ -6,7 +6,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { ThreadMessageHandler, WASIThreads } from '@emnapi/wasi-threads';
 
-const { wasiKind, wasiOptions, memoryImport } = workerData;
+import { wasiImports } from './wasi-imports.mjs';
+
+const { wasiKind, wasiOptions, hrtimeClock, memoryImport } = workerData;
 const { WASI } = wasiKind === 'node' ? await import('node:wasi') : await import('@tybys/wasm-util');
 
 Object.assign(globalThis, { self: globalThis, postMessage: (msg) => parentPort.postMessage(msg) });
@@ -15,7 +17,7 @@ const handler = new ThreadMessageHandler({
   onLoad({ wasmModule, wasmMemory }) {
     const wasi = new WASI(wasiOptions);
     const wasiThreads = new WASIThreads({ wasi, childThread: true });
-    const imports = { wasi_snapshot_preview1: wasi.wasiImport, ...wasiThreads.getImportObject() };
+    const imports = { wasi_snapshot_preview1: wasiImports(wasi, hrtimeClock, () => wasmMemory), ...wasiThreads.getImportObject() };
     if (memoryImport) imports[memoryImport.module] = { [memoryImport.name]: wasmMemory };
     const instance = new WebAssembly.Instance(wasmModule, imports);
     // must call `initialize` (not `start`) in a child thread

@@ -13,8 +13,8 @@ export function commands(ctx) {
   const peer = (script, ...args) => [node, ['--no-warnings', join(hosts, script), ...args]];
   return {
     spindle: (wasm, args, flags = []) => [node, [ctx.spindleCli, 'run', ...flags, wasm, ...args]],
-    emnapi: (wasm, args, { wasi = 'node', pool = 0 } = {}) =>
-      peer('emnapi-run.mjs', '--wasi', wasi, '--pool', String(pool), wasm, ...args),
+    emnapi: (wasm, args, { wasi = 'node', pool = 0, hrtimeClock = false } = {}) =>
+      peer('emnapi-run.mjs', '--wasi', wasi, '--pool', String(pool), ...(hrtimeClock ? ['--hrtime-clock'] : []), wasm, ...args),
     nodeWasi: (wasm, args) => peer('node-wasi-run.mjs', wasm, ...args),
     native: (exe, args) => [exe, args],
     nodeOnly: (text) => [node, ['-e', `process.stdout.write(${JSON.stringify(text)})`]],
