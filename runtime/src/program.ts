@@ -13,7 +13,7 @@ import type { LoadedProgram } from './load.js';
 import { OutputRings, type StreamRoute } from './output.js';
 import type { Platform, WorkerHandle } from './platform/types.js';
 import { StdinPipe } from './stdin.js';
-import { instantiateThread, reportFailure, runThread, ThreadStdio, type WorkerInit } from './thread.js';
+import { reportFailure, runThread, ThreadFactory, ThreadStdio, type WorkerInit } from './thread.js';
 
 export type OutputOption = 'inherit' | ((chunk: Uint8Array) => void);
 
@@ -134,7 +134,7 @@ export class Program {
     stdio.drainInline = () => this.drainOutput();
     let thread;
     try {
-      thread = instantiateThread(this.init, this.platform, stdio);
+      thread = new ThreadFactory(this.init, this.platform, stdio).instantiate();
     } catch (e) {
       if (e instanceof ExitSignal) return;
       throw new SpindleError('BAD_MODULE', `cannot instantiate ${this.program.name}: ${(e as Error).message}`);

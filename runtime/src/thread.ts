@@ -94,28 +94,42 @@ export interface WasmThread {
   host: Host;
 }
 
-/** Instantiates the program for a new thread (the instance is fresh: its own stack pointer, TLS). */
-export function instantiateThread(init: WorkerInit, platform: Platform, stdio: ThreadStdio): WasmThread {
-  const ctl = new Control(init.control);
-  // A module that defines its own memory exports it only once instantiated: until then the host
-  // holds a stand-in whose `buffer` forwards to the export.
-  let exported: WebAssembly.Memory | undefined;
-  const memory = init.memory ?? ({ get buffer() { return exported!.buffer; } } as WebAssembly.Memory);
-  const host = new Host(memory, init.args, init.env, stdio, ctl);
-  const imports: WebAssembly.Imports = {
-    wasi_snapshot_preview1: wasiPreview1(host),
-    wasi: { 'thread-spawn': (arg: number) => spawnThread(init, platform, ctl, stdio, arg) },
-  };
-  if (init.memory && init.memoryImport) {
-    const { module, name } = init.memoryImport;
-    imports[module] = { ...(imports[module] ?? {}), [name]: init.memory };
+/**
+ * Makes the instances of one worker (or of the main thread). The host and the import object are
+ * built once: a worker runs one thread at a time, and only the instance (stack pointer, TLS) must
+ * be new for each thread. Building the WASI import object costs about as much as instantiating.
+ */
+export class ThreadFactory {
+  private readonly host: Host;
+  private readonly imports: WebAssembly.Imports;
+  private exported: WebAssembly.Memory | undefined;
+
+  constructor(private readonly init: WorkerInit, platform: Platform, stdio: ThreadStdio) {
+    const ctl = new Control(init.control);
+    // A module that defines its own memory exports it only once instantiated: until then the
+    // host holds a stand-in whose `buffer` forwards to the export.
+    const memory = init.memory
+      ?? (Object.defineProperty({}, 'buffer', { get: () => this.exported!.buffer }) as WebAssembly.Memory);
+    this.host = new Host(memory, init.args, init.env, stdio, ctl);
+    this.imports = {
+      wasi_snapshot_preview1: wasiPreview1(this.host),
+      wasi: { 'thread-spawn': (arg: number) => spawnThread(init, platform, ctl, stdio, arg) },
+    };
+    if (init.memory && init.memoryImport) {
+      const { module, name } = init.memoryImport;
+      this.imports[module] = { ...(this.imports[module] ?? {}), [name]: init.memory };
+    }
   }
-  const instance = new WebAssembly.Instance(init.module, imports);
-  exported = instance.exports.memory as WebAssembly.Memory | undefined;
-  if (!init.memory && !(exported instanceof WebAssembly.Memory)) {
-    throw new Error('the module neither imports nor exports a memory; WASI programs must export "memory"');
+
+  /** A fresh instance for the next thread. */
+  instantiate(): WasmThread {
+    const instance = new WebAssembly.Instance(this.init.module, this.imports);
+    this.exported = instance.exports.memory as WebAssembly.Memory | undefined;
+    if (!this.init.memory && !(this.exported instanceof WebAssembly.Memory)) {
+      throw new Error('the module neither imports nor exports a memory; WASI programs must export "memory"');
+    }
+    return { instance, host: this.host };
   }
-  return { instance, host };
 }
 
 /** wasi-threads `thread-spawn`: a thread id > 0, or a negative value when no thread can start. */

@@ -10,21 +10,26 @@
  * written a command into it (growth), so a command may be waiting before the worker even boots.
  */
 import { Control, CMD_NONE, CMD_RUN_MAIN } from './control.js';
-import { instantiateThread, reportFailure, runThread, ThreadStdio, type WorkerInit } from './thread.js';
+import { reportFailure, runThread, ThreadFactory, ThreadStdio, type WorkerInit } from './thread.js';
 import type { Platform } from './platform/types.js';
 
 export function serve(init: WorkerInit, platform: Platform): void {
   const ctl = new Control(init.control);
   const stdio = new ThreadStdio(init, platform);
+  const factory = new ThreadFactory(init, platform, stdio);
   const cmdWord = ctl.slotWord(init.slot, 0);
-  for (;;) {
+  for (let first = true; ; first = false) {
     let thread;
     try {
-      thread = instantiateThread(init, platform, stdio);
+      thread = factory.instantiate();
     } catch (e) {
       reportFailure(stdio, ctl, `cannot instantiate the program: ${e instanceof Error ? e.message : String(e)}`);
       return;
     }
+    // Back on the idle stack only once the next instance is ready, so a spawn never lands on a
+    // worker that is still instantiating while another one is ready. (The creator of this
+    // worker put the slot on the stack, or commanded it, before the first round.)
+    if (!first) ctl.pushIdle(init.slot);
     while (Atomics.load(ctl.words, cmdWord) === CMD_NONE) Atomics.wait(ctl.words, cmdWord, CMD_NONE);
     if (ctl.exited) return;
     const cmd = Atomics.load(ctl.words, cmdWord);
@@ -32,7 +37,6 @@ export function serve(init: WorkerInit, platform: Platform): void {
     const arg = ctl.words[ctl.slotWord(init.slot, 2)]!;
     Atomics.store(ctl.words, cmdWord, CMD_NONE);
     if (!runThread(thread, ctl, stdio, cmd === CMD_RUN_MAIN ? 0 : tid, arg)) return;
-    ctl.pushIdle(init.slot);
   }
 }
 
