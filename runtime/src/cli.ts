@@ -9,8 +9,7 @@
  * A user mistake prints one line, never a stack trace of the runtime.
  */
 import { writeSync } from 'node:fs';
-import { load, Program, SpindleError, type RunOptions } from './index.js';
-import { nodePlatform } from './platform/node.js';
+import { createProgram, load, SpindleError, type RunOptions } from './index.js';
 
 const HELP = `spindle: run wasm32-wasip1-threads and wasm32-wasip1 programs on Node.js
 
@@ -102,7 +101,7 @@ async function main(): Promise<void> {
   if (parsed === 'version') { writeSync(1, '0.1.0\n'); process.exit(0); }
   try {
     const program = await load(parsed.program, parsed.options);
-    const code = await new Program(program, parsed.options, nodePlatform).start();
+    const code = await createProgram(program, parsed.options).start();
     process.exit(code);
   } catch (e) {
     if (e instanceof SpindleError) fail(e.message, e.code === 'BAD_OPTION' || e.code === 'ENOENT_MODULE' ? 2 : 1);

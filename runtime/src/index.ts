@@ -4,7 +4,7 @@
  *   import { run } from 'spindle';
  *   const code = await run('prog.wasm', { args: ['x'], env: { K: 'v' } });
  *
- * `load` + `Program` are the lower-level handle for embedding (start, kill, options).
+ * `load` + `createProgram` are the lower-level handle for embedding (start, kill, options).
  */
 import { loadProgram, type LoadedProgram, type ModuleSource } from './load.js';
 import { Program, type RunOptions } from './program.js';
@@ -23,8 +23,12 @@ export async function load(source: ModuleSource, options: Pick<RunOptions, 'opti
   return loadProgram(source, isWasiImport, options.memory);
 }
 
+/** A handle on one run of a loaded program: `start()` resolves with the exit code, `kill()` ends it. */
+export function createProgram(program: LoadedProgram, options: RunOptions = {}): Program {
+  return new Program(program, options, nodePlatform);
+}
+
 /** Runs a program to its end; resolves with its exit code. */
 export async function run(source: ModuleSource, options: RunOptions = {}): Promise<number> {
-  const program = await load(source, options);
-  return new Program(program, options, nodePlatform).start();
+  return createProgram(await load(source, options), options).start();
 }

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The main job: set up (idempotent), build the runtime and the example programs, run a C
+# pthreads program with 4 threads and a Rust program with 16 threads on spindle, then the
+# runtime benchmarks (quick), and say where the results are.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+"$repo/tools/setup.sh"
+step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
+
+step "build: runtime and guest programs"
+(cd runtime && npm run --silent build)
+bash tests/guests/build.sh
+
+step "run: C pthreads, 4 threads (spindle run build/guests/c/threads4.wasm)"
+node runtime/dist/cli.js run build/guests/c/threads4.wasm
+step "run: Rust std::thread, 16 threads (spindle run build/guests/rust/sixteen_threads.wasm)"
+node runtime/dist/cli.js run build/guests/rust/sixteen_threads.wasm
+
+if [ -f bench/runtime/run.mjs ]; then
+  step "bench: runtime (quick): thread spawn, time to first output, optimizing tier"
+  bash bench/runtime/setup.sh 2>/dev/null || true
+  node bench/runtime/run.mjs --quick --out build/bench/runtime
+  echo "results: build/bench/runtime/summary.md (and results.json, results.csv)"
+fi
