@@ -98,6 +98,17 @@ describe('CLI: flags and arguments', () => {
     assert.equal(r.stdout, 'bytes 9 lines 2\n> ABC\n> DÉF\n');
   });
 
+  test('poll_oneoff on inherited stdin: ready when data is waiting and at end of input', async () => {
+    const [withData, atEof] = await Promise.all([
+      runCliAsync(['run', c('wasi_misc')], { input: 'hi\n' }),
+      runCliAsync(['run', c('wasi_misc')], { input: '' }),
+    ]);
+    for (const r of [withData, atEof]) {
+      assert.equal(r.status, 0);
+      assert.match(r.stdout, /poll stdin: errno 0, stdin readable: true\n$/);
+    }
+  });
+
   test('a plain wasm32-wasip1 program', () => {
     const r = runCli(['run', guest('rust-wasip1', 'hello')]);
     assert.equal(r.stdout, 'hello from rust\n');

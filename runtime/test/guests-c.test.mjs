@@ -152,6 +152,41 @@ describe('C guests: WASI', () => {
   });
 });
 
+describe('C guests: WASI corners (wasi_misc, proc_raise)', () => {
+  test('wasi_misc: random_get, sched_yield, EFAULT for out-of-bounds pointers, sock_* errnos, poll_oneoff', async () => {
+    const r = await runGuest(c('wasi_misc'), { stdin: 'hi\n' });
+    assert.equal(r.code, 0);
+    const out = lines(r.stdout);
+    assert.deepEqual(out.slice(0, 6), [
+      'random_get: errno 0 0, draws differ: true',
+      'sched_yield: errno 0',
+      'fd_write, buffer out of bounds: errno 21',
+      'fd_write, iovec array out of bounds: errno 21',
+      'random_get out of bounds: errno 21',
+      'fd_write, result pointer out of bounds: errno 21',
+    ]);
+    assert.equal(out[6], 'sock_accept on fd 99: errno 8');
+    // ENOTSOCK (57, POSIX) here; wasmtime answers EBADF (8). Either is an errno, not a crash.
+    assert.match(out[7], /^sock_shutdown on stdout: errno (57|8)$/);
+    assert.equal(out[8], 'poll two clocks: errno 0, events 1, first userdata 222, error 0');
+    assert.equal(out[9], 'poll stdin: errno 0, stdin readable: true');
+    assert.equal(out.length, 10);
+  });
+
+  test('wasi_misc: at end of input stdin is readable too (a read would not block)', async () => {
+    const r = await runGuest(c('wasi_misc'), { stdin: '' });
+    assert.match(r.stdout, /poll stdin: errno 0, stdin readable: true\n$/);
+  });
+
+  test('proc_raise(SIGTERM) returns ENOTSUP and the program continues', async () => {
+    // spindle's WASI layer answers ENOTSUP (documented in runtime/src/wasi/proc.ts); wasmtime 46
+    // ends the program with "proc_raise unsupported", exit 1.
+    const r = await runGuest(c('proc_raise'));
+    assert.equal(r.stdout, 'raising SIGTERM\nproc_raise returned errno 58\n');
+    assert.equal(r.code, 0);
+  });
+});
+
 describe('C guests: _start on the calling thread (runOnCallingThread, Node)', () => {
   // Run in a child process: this mode blocks the caller's event loop, so an in-process timeout
   // could never fire.
