@@ -19,6 +19,7 @@
 
 use crate::platform::{self, CHUNK};
 use crate::pool::POOL;
+use crate::thread_map;
 use crate::size_class::{CLASSES, NUM_CLASSES};
 use crate::span::{self, Block, Span, LARGE, NOTIFY, SLAB};
 use core::cell::UnsafeCell;
@@ -32,6 +33,8 @@ pub(crate) struct Heap {
     delayed: AtomicPtr<Span>,
     next_abandoned: *mut Heap,
     pub(crate) next_all: *mut Heap,
+    /// Thread id of the owning thread; 0 while abandoned.
+    owner: AtomicUsize,
     pub(crate) allocated: AtomicUsize,
     pub(crate) freed: AtomicUsize,
 }
@@ -61,7 +64,7 @@ fn bump_stat(c: &AtomicUsize, n: usize) {
 /// `c < NUM_CLASSES`.
 #[inline(always)]
 pub(crate) unsafe fn alloc_class(c: usize) -> *mut u8 {
-    let h = platform::heap_get();
+    let h = thread_map::current();
     if !h.is_null() {
         // SAFETY: `h` is this thread's heap; `fast[c]` is EMPTY or a slab we own.
         unsafe {
@@ -85,7 +88,7 @@ pub(crate) unsafe fn alloc_class(c: usize) -> *mut u8 {
 /// `s` is the slab `p` lies in, `p` an allocated block.
 #[inline(always)]
 pub(crate) unsafe fn free_block(s: *mut Span, p: *mut u8) {
-    let h = platform::heap_get();
+    let h = thread_map::current();
     let b = p as *mut Block;
     // SAFETY: `s` is a live slab; if we own it, its owner fields are ours.
     unsafe {
@@ -133,7 +136,7 @@ unsafe fn check_block(s: *mut Span, p: *mut u8) {
         if off >= (*s).capacity as usize * bs || off % bs != 0 {
             invalid_free(p);
         }
-        if (*s).heap.load(Ordering::Relaxed) == platform::heap_get() {
+        if (*s).heap.load(Ordering::Relaxed) == thread_map::current() {
             let mut f = (*s).free;
             while !f.is_null() {
                 if f as *mut u8 == p {
@@ -418,6 +421,7 @@ unsafe fn heap_init() -> *mut Heap {
                 delayed: AtomicPtr::new(null_mut()),
                 next_abandoned: null_mut(),
                 next_all: pool.all_heaps,
+                owner: AtomicUsize::new(0),
                 allocated: AtomicUsize::new(0),
                 freed: AtomicUsize::new(0),
             });
@@ -425,9 +429,30 @@ unsafe fn heap_init() -> *mut Heap {
         pool.all_heaps = h;
         h
     };
-    // SAFETY: lock held, as `heap_set` requires.
-    unsafe { platform::heap_set(h) };
+    // SAFETY: `h` is valid; lock held, as `on_thread_exit` requires.
+    unsafe {
+        (*h).owner.store(platform::thread_id(), Ordering::Relaxed);
+        platform::on_thread_exit();
+    }
+    thread_map::insert(h);
     h
+}
+
+/// The heap owned by thread `id`, by scanning the registry (only when the thread map overflowed).
+#[cold]
+pub(crate) fn find_owned(id: usize) -> *mut Heap {
+    let pool = POOL.lock();
+    let mut h = pool.all_heaps;
+    while !h.is_null() {
+        // SAFETY: heaps live forever.
+        unsafe {
+            if (*h).owner.load(Ordering::Relaxed) == id {
+                return h;
+            }
+            h = (*h).next_all;
+        }
+    }
+    null_mut()
 }
 
 /// Collects remote frees and returns every empty slab of `h` to the pool.
@@ -464,26 +489,29 @@ pub(crate) unsafe fn flush(h: *mut Heap) {
     }
 }
 
-/// Called by the platform when a thread that had heap `h` exits: the heap is flushed and parked
-/// for adoption.
-///
-/// # Safety
-/// `h` was this thread's heap; the thread makes no further use of it.
-pub(crate) unsafe fn thread_exit(h: *mut Heap) {
+/// Called by the platform when a thread exits: its heap (if it has one) is flushed and parked for
+/// adoption by the next new thread.
+pub(crate) fn thread_exit() {
+    let h = thread_map::current();
     if h.is_null() {
         return;
     }
     // SAFETY: the exiting thread still owns `h`.
     unsafe { flush(h) };
+    thread_map::remove();
     let mut pool = POOL.lock();
     // SAFETY: lock held; `h` is valid metadata.
-    unsafe { (*h).next_abandoned = pool.abandoned };
+    unsafe {
+        (*h).owner.store(0, Ordering::Relaxed);
+        (*h).next_abandoned = pool.abandoned;
+    }
     pool.abandoned = h;
 }
 
 /// The calling thread's heap, or null.
+#[inline]
 pub(crate) fn current() -> *mut Heap {
-    platform::heap_get()
+    thread_map::current()
 }
 
 // ---------------------------------------------------------------- large spans

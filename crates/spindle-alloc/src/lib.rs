@@ -10,7 +10,8 @@
 //!   pool.rs     global free spans (coalescing), region growth, metadata, heap registry (locked)
 //!   chunk_map.rs  chunk -> span map (how free() finds a block's slab without a header)
 //!   size_class.rs classes (<= 1/9 rounding waste above 128 B) and slab sizes
-//!   platform/   memory.grow or mmap, thread-local heap pointer + thread-exit hook, abort
+//!   thread_map.rs thread id -> heap
+//!   platform/   memory.grow or mmap, thread id + thread-exit hook, abort
 //! ```
 //! Rust programs use [`SpindleAlloc`] as `#[global_allocator]`; C programs link the
 //! `spindle-alloc-c` archive, which exports malloc & co. on top of the functions here.
@@ -25,6 +26,7 @@ mod platform;
 mod pool;
 mod size_class;
 mod span;
+mod thread_map;
 #[cfg(any(test, feature = "validate"))]
 mod validate;
 

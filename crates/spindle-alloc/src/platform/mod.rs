@@ -6,9 +6,11 @@
 //! - memory is one region that only grows: `grow(n)` returns `n` fresh, zero-filled, chunk-aligned
 //!   chunks, or `None` (limit reached). It is only called with the span pool's lock held. Memory is
 //!   never returned. Chunk indexes are offsets from `base()` in chunks, `< MAX_CHUNKS`.
-//! - `heap_get()` is the calling thread's heap pointer (null until `heap_set`); when a thread that set
-//!   one exits, `crate::heap::thread_exit` runs on it (pthread key destructor on both platforms:
-//!   wasi-libc's pthread keys run destructors at thread exit, as glibc's do).
+//! - `thread_id()` identifies the calling thread among live threads (non-zero); after
+//!   `on_thread_exit()`, `crate::heap::thread_exit` runs when the thread exits (a pthread key
+//!   destructor on both platforms: wasi-libc runs key destructors at thread exit, as glibc does).
+//!   Per-thread heap pointers are NOT kept in pthread key slots: wasi-libc takes a new thread's
+//!   stack and key slots from malloc without zeroing them, so a fresh thread may see garbage there.
 
 #[cfg(target_arch = "wasm32")]
 mod wasm32;

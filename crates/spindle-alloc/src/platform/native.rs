@@ -1,6 +1,6 @@
 //! Native (Linux and other unix): a region of address space reserved once with mmap and handed out
 //! from its start like wasm's `memory.grow` (so the layers above see the same one-way growing memory
-//! on both platforms), the heap pointer in a pthread key whose destructor reports thread exit.
+//! on both platforms), thread ids from `pthread_self`, a pthread key whose destructor reports thread exit.
 //!
 //! The region is 4 GiB on 64-bit hosts (1 GiB on 32-bit, 64 MiB under Miri), reserved with
 //! MAP_NORESERVE: untouched pages cost nothing.
@@ -68,24 +68,25 @@ pub(crate) unsafe fn grow(chunks: usize) -> Option<usize> {
     Some(b + taken)
 }
 
+/// An id of the calling thread, unique among live threads and never 0: the address of its
+/// `struct pthread` (`pthread_self()`).
 #[inline(always)]
-pub(crate) fn heap_get() -> *mut crate::heap::Heap {
-    let k = KEY.load(Ordering::Relaxed);
-    if k == NO_KEY {
-        return core::ptr::null_mut();
-    }
-    // SAFETY: `k` is a key created by pthread_key_create and never deleted.
-    unsafe { libc::pthread_getspecific(k as libc::pthread_key_t) as *mut crate::heap::Heap }
+pub(crate) fn thread_id() -> usize {
+    // SAFETY: pthread_self has no preconditions.
+    unsafe { libc::pthread_self() as usize }
 }
 
-unsafe extern "C" fn on_exit(h: *mut c_void) {
-    // SAFETY: the key's values are only ever heaps set by `heap_set`.
-    unsafe { crate::heap::thread_exit(h as *mut crate::heap::Heap) }
+unsafe extern "C" fn on_exit(_value: *mut c_void) {
+    // The key's value is only a marker: wasi-libc mallocs a new thread's stack and key slots
+    // without clearing them, so a slot may hold garbage; the heap is found by thread id instead.
+    crate::heap::thread_exit();
 }
 
+/// Arranges for `crate::heap::thread_exit` to run when the calling thread exits.
+///
 /// # Safety
-/// Call with the pool lock held.
-pub(crate) unsafe fn heap_set(h: *mut crate::heap::Heap) {
+/// Call with the pool lock held (key creation is not otherwise synchronized).
+pub(crate) unsafe fn on_thread_exit() {
     let mut k = KEY.load(Ordering::Relaxed);
     if k == NO_KEY {
         let mut nk: libc::pthread_key_t = 0;
@@ -96,8 +97,8 @@ pub(crate) unsafe fn heap_set(h: *mut crate::heap::Heap) {
         k = nk as usize;
         KEY.store(k, Ordering::Release);
     }
-    // SAFETY: valid key.
-    unsafe { libc::pthread_setspecific(k as libc::pthread_key_t, h as *const c_void) };
+    // SAFETY: valid key; a non-null value makes the destructor run.
+    unsafe { libc::pthread_setspecific(k as libc::pthread_key_t, 1 as *const c_void) };
 }
 
 /// # Safety

@@ -1,5 +1,5 @@
-//! wasm32 (wasi-threads): memory from `memory.grow`, the heap pointer in a wasi-libc pthread key
-//! (whose destructor tells us a thread exited), stderr and abort from wasi-libc. Every
+//! wasm32 (wasi-threads): memory from `memory.grow`, thread ids from `pthread_self`, a wasi-libc
+//! pthread key whose destructor tells us a thread exited, stderr and abort from wasi-libc. Every
 //! wasm32-wasip1-threads program links wasi-libc (Rust's std does too), so these symbols exist.
 //!
 //! Memory is the whole linear memory: `base() == 0`, 65536 chunks of 64 KiB address 4 GiB.
@@ -14,7 +14,7 @@ pub(crate) const MAX_CHUNKS: usize = 1 << (32 - CHUNK_SHIFT);
 
 extern "C" {
     fn pthread_key_create(key: *mut u32, dtor: Option<unsafe extern "C" fn(*mut c_void)>) -> i32;
-    fn pthread_getspecific(key: u32) -> *mut c_void;
+    fn pthread_self() -> usize;
     fn pthread_setspecific(key: u32, value: *const c_void) -> i32;
     fn write(fd: i32, buf: *const c_void, n: usize) -> isize;
     #[link_name = "abort"]
@@ -46,24 +46,25 @@ pub(crate) unsafe fn grow(chunks: usize) -> Option<usize> {
     Some(old << CHUNK_SHIFT)
 }
 
+/// An id of the calling thread, unique among live threads and never 0: the address of its
+/// `struct pthread` (`pthread_self()`).
 #[inline(always)]
-pub(crate) fn heap_get() -> *mut crate::heap::Heap {
-    let k = KEY.load(Ordering::Relaxed);
-    if k == NO_KEY {
-        return core::ptr::null_mut();
-    }
-    // SAFETY: `k` is a key created by pthread_key_create and never deleted.
-    unsafe { pthread_getspecific(k) as *mut crate::heap::Heap }
+pub(crate) fn thread_id() -> usize {
+    // SAFETY: pthread_self has no preconditions.
+    unsafe { pthread_self() }
 }
 
-unsafe extern "C" fn on_exit(h: *mut c_void) {
-    // SAFETY: the key's values are only ever heaps set by `heap_set`.
-    unsafe { crate::heap::thread_exit(h as *mut crate::heap::Heap) }
+unsafe extern "C" fn on_exit(_value: *mut c_void) {
+    // The key's value is only a marker: wasi-libc mallocs a new thread's stack and key slots
+    // without clearing them, so a slot may hold garbage; the heap is found by thread id instead.
+    crate::heap::thread_exit();
 }
 
+/// Arranges for `crate::heap::thread_exit` to run when the calling thread exits.
+///
 /// # Safety
 /// Call with the pool lock held (key creation is not otherwise synchronized).
-pub(crate) unsafe fn heap_set(h: *mut crate::heap::Heap) {
+pub(crate) unsafe fn on_thread_exit() {
     let mut k = KEY.load(Ordering::Relaxed);
     if k == NO_KEY {
         let mut nk = 0u32;
@@ -74,8 +75,8 @@ pub(crate) unsafe fn heap_set(h: *mut crate::heap::Heap) {
         KEY.store(nk, Ordering::Release);
         k = nk;
     }
-    // SAFETY: valid key.
-    unsafe { pthread_setspecific(k, h as *const c_void) };
+    // SAFETY: valid key; a non-null value makes the destructor run.
+    unsafe { pthread_setspecific(k, 1 as *const c_void) };
 }
 
 /// # Safety

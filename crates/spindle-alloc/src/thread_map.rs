@@ -1,0 +1,110 @@
+//! The thread map: thread id -> that thread's heap, an open-addressing table of `SLOTS` entries.
+//!
+//! Why not a pthread key slot or `#[thread_local]`: `#[thread_local]` is nightly-only, and
+//! wasi-libc allocates a new thread's stack and key slots with plain malloc, so a key slot of a new
+//! thread can hold garbage (left by whatever block that memory was before). The thread id
+//! (`pthread_self()`) is always right.
+//!
+//! Rules: only the thread whose id is `key` writes a slot's `heap`, and a key goes from 0 or
+//! TOMBSTONE to an id by CAS; a slot never returns to 0, so a probe chain, once built, stays
+//! unbroken. An id is looked up only by its own thread. A slot left behind by a dead thread
+//! (no exit hook ran) is found by the next thread that gets the same id, which then simply keeps
+//! using that heap: nobody else can. If the table is full, `OVERFLOW` is set and lookups fall back to
+//! scanning the heap registry (slow, but correct).
+
+use crate::heap::Heap;
+use crate::platform;
+use core::ptr::null_mut;
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
+
+const SLOT_BITS: u32 = 10;
+const SLOTS: usize = 1 << SLOT_BITS;
+const TOMBSTONE: usize = usize::MAX;
+
+struct Slot {
+    key: AtomicUsize,
+    heap: AtomicPtr<Heap>,
+}
+
+#[allow(clippy::declare_interior_mutable_const)]
+const EMPTY_SLOT: Slot = Slot { key: AtomicUsize::new(0), heap: AtomicPtr::new(null_mut()) };
+static TABLE: [Slot; SLOTS] = [EMPTY_SLOT; SLOTS];
+static OVERFLOW: AtomicBool = AtomicBool::new(false);
+
+#[inline(always)]
+fn slot_of(id: usize) -> usize {
+    ((id as u32 >> 4).wrapping_mul(0x9E37_79B1) >> (32 - SLOT_BITS)) as usize
+}
+
+/// The calling thread's heap, or null.
+#[inline(always)]
+pub(crate) fn current() -> *mut Heap {
+    let id = platform::thread_id();
+    let s = &TABLE[slot_of(id)];
+    if s.key.load(Ordering::Relaxed) == id {
+        return s.heap.load(Ordering::Relaxed);
+    }
+    current_slow(id)
+}
+
+#[cold]
+#[inline(never)]
+fn current_slow(id: usize) -> *mut Heap {
+    let start = slot_of(id);
+    for i in 1..SLOTS {
+        let s = &TABLE[(start + i) & (SLOTS - 1)];
+        let k = s.key.load(Ordering::Relaxed);
+        if k == id {
+            return s.heap.load(Ordering::Relaxed);
+        }
+        if k == 0 {
+            break;
+        }
+    }
+    if OVERFLOW.load(Ordering::Relaxed) {
+        return crate::heap::find_owned(id);
+    }
+    null_mut()
+}
+
+/// Records `h` as the calling thread's heap. Returns false if the table is full (the caller then
+/// relies on `Heap::owner` and the registry scan).
+pub(crate) fn insert(h: *mut Heap) -> bool {
+    let id = platform::thread_id();
+    let start = slot_of(id);
+    for i in 0..SLOTS {
+        let s = &TABLE[(start + i) & (SLOTS - 1)];
+        let k = s.key.load(Ordering::Relaxed);
+        if k == id
+            || ((k == 0 || k == TOMBSTONE)
+                && s.key.compare_exchange(k, id, Ordering::AcqRel, Ordering::Relaxed).is_ok())
+        {
+            s.heap.store(h, Ordering::Relaxed);
+            return true;
+        }
+    }
+    OVERFLOW.store(true, Ordering::Relaxed);
+    false
+}
+
+/// Forgets the calling thread's entry; returns its heap (or null).
+pub(crate) fn remove() -> *mut Heap {
+    let id = platform::thread_id();
+    let start = slot_of(id);
+    for i in 0..SLOTS {
+        let s = &TABLE[(start + i) & (SLOTS - 1)];
+        let k = s.key.load(Ordering::Relaxed);
+        if k == id {
+            let h = s.heap.swap(null_mut(), Ordering::Relaxed);
+            s.key.store(TOMBSTONE, Ordering::Release);
+            return h;
+        }
+        if k == 0 {
+            break;
+        }
+    }
+    if OVERFLOW.load(Ordering::Relaxed) {
+        return crate::heap::find_owned(id);
+    }
+    null_mut()
+}

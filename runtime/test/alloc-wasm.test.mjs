@@ -1,0 +1,52 @@
+// spindle-alloc's wasm guest tests (tests/alloc), run through the spindle CLI as child processes:
+// the C archive replacing wasi-libc's dlmalloc (API semantics, multithreaded stress with
+// cross-thread frees, 10,000 short threads, out of memory) and the Rust global allocator.
+// Built by `bash tests/alloc/build.sh` (into build/tests/alloc/).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { cliPath, repoRoot } from './helpers.mjs';
+
+const built = join(repoRoot, 'build', 'tests', 'alloc');
+
+function runAlloc(name, args = [], timeout = 120_000) {
+  const wasm = join(built, `${name}.wasm`);
+  assert.ok(existsSync(wasm), `${wasm} is missing: run 'bash tests/alloc/build.sh' from the repository root`);
+  const r = spawnSync(process.execPath, [cliPath, 'run', wasm, ...args], { encoding: 'utf8', timeout });
+  assert.equal(r.error, undefined, `${name}: ${r.error}`);
+  return r;
+}
+
+describe('spindle-alloc on wasm (C archive replaces dlmalloc)', () => {
+  test('api: sizes 0..16 MiB, alignments to 256 KiB, realloc, calloc zeroing, usable size', () => {
+    const r = runAlloc('api');
+    assert.equal(r.stderr, '');
+    assert.equal(r.stdout, 'api ok\n');
+    assert.equal(r.status, 0);
+  });
+
+  test('threads: seeded producer/consumer cross-thread frees, then 10,000 short threads', () => {
+    const r = runAlloc('threads', ['7', '10000']);
+    assert.equal(r.stderr, '');
+    assert.match(r.stdout, /^threads ok \(10000 short threads, committed grew by \d+ KiB\)\n$/);
+    assert.equal(r.status, 0);
+  });
+
+  test('oom: null at a 32 MiB maximum memory, old block kept, recovery after frees', () => {
+    const r = runAlloc('oom');
+    assert.equal(r.stderr, '');
+    assert.match(r.stdout, /^oom ok \(\d+ blocks at the limit\)\n$/);
+    assert.equal(r.status, 0);
+  });
+});
+
+describe('spindle-alloc on wasm (Rust #[global_allocator])', () => {
+  test('alloc_rust: GlobalAlloc semantics, std collections on 4 threads, 2,000 short threads', () => {
+    const r = runAlloc('alloc_rust', ['2000']);
+    assert.equal(r.stderr, '');
+    assert.equal(r.stdout, 'rust ok\n');
+    assert.equal(r.status, 0);
+  });
+});

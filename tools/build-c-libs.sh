@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Builds the C libraries of spindle for wasm32-wasip1-threads and installs them in an
+# install-prefix layout that C users point their compiler at:
+#
+#   build/wasm32-wasip1-threads/lib/libspindle-alloc.a            malloc family (replaces dlmalloc)
+#   build/wasm32-wasip1-threads/lib/libspindle-alloc-validate.a   same + spindle_alloc_validate()
+#   build/wasm32-wasip1-threads/include/spindle.h                 the extras (stats, flush)
+#
+# Use:  tools/wasi-cc prog.c build/wasm32-wasip1-threads/lib/libspindle-alloc.a -o prog.wasm
+#   or: clang --target=wasm32-wasip1-threads ... -Lbuild/wasm32-wasip1-threads/lib -lspindle-alloc
+# Usage: tools/build-c-libs.sh [PREFIX]   (default: build/wasm32-wasip1-threads)
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+prefix=${1:-$repo/build/wasm32-wasip1-threads}
+target=wasm32-wasip1-threads
+mkdir -p "$prefix/lib" "$prefix/include"
+cd "$repo"
+cargo build -q --release --target $target -p spindle-alloc-c
+cp target/$target/release/libspindle_alloc_c.a "$prefix/lib/libspindle-alloc.a"
+# The checker build goes to its own target dir so the two archives do not overwrite each other.
+cargo build -q --release --target $target -p spindle-alloc-c --features validate \
+  --target-dir target/validate
+cp target/validate/$target/release/libspindle_alloc_c.a "$prefix/lib/libspindle-alloc-validate.a"
+cp crates/spindle-alloc-c/include/spindle.h "$prefix/include/spindle.h"
+echo "$prefix"
