@@ -73,6 +73,11 @@ export class Program {
       stdout: route(this.sinks[0]),
       stderr: route(this.sinks[1]),
       stdin: this.stdin?.buffer ?? 'fd',
+      stdioTty: [
+        (options.stdin ?? 'inherit') === 'inherit' && platform.isatty(0),
+        this.sinks[0] === 'inherit' && platform.isatty(1),
+        this.sinks[1] === 'inherit' && platform.isatty(2),
+      ],
       args: [options.argv0 ?? program.name, ...(options.args ?? [])],
       env: envList(options.env),
       slot: -1,

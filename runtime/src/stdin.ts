@@ -43,9 +43,14 @@ export class StdinPipe {
   get wanted(): boolean { return Atomics.load(this.header, WANT) === 1; }
   get closed(): boolean { return Atomics.load(this.header, CLOSED) === 1; }
 
-  /** Bytes are ready, or the end is (poll_oneoff readiness). */
-  ready(): boolean {
-    return this.closed || ((Atomics.load(this.header, HEAD) - Atomics.load(this.header, TAIL)) | 0) > 0;
+  /**
+   * Bytes are ready, or the end is (poll_oneoff readiness). Asking counts as wanting input:
+   * the producer is woken so that a poll on stdin eventually sees data.
+   */
+  ready(wake: () => void): boolean {
+    if (this.closed || ((Atomics.load(this.header, HEAD) - Atomics.load(this.header, TAIL)) | 0) > 0) return true;
+    if (Atomics.exchange(this.header, WANT, 1) === 0) wake();
+    return false;
   }
 
   /**

@@ -28,6 +28,8 @@ export interface WorkerInit {
   stderr: StreamRoute;
   /** A StdinPipe's buffer; 'fd' (calling-thread mode only): read the host's fd 0 directly. */
   stdin: 'fd' | SharedArrayBuffer;
+  /** Which of fds 0-2 are the host's terminal (they then report CHARACTER_DEVICE, like wasmtime). */
+  stdioTty: boolean[];
   args: string[];
   env: string[];
   /** This worker's slot in the control block. */
@@ -62,7 +64,7 @@ export class ThreadStdio {
 
   ready(): boolean {
     // A host fd gives no readiness without blocking; report it ready, as a tty would be.
-    return this.input ? this.input.ready() : true;
+    return this.input ? this.input.ready(() => this.ctl.wakeMain()) : true;
   }
 }
 
@@ -112,7 +114,8 @@ export class ThreadFactory {
       ?? (Object.defineProperty({}, 'buffer', { get: () => this.exported!.buffer }) as WebAssembly.Memory);
     this.host = new Host(memory, init.args, init.env, stdio, ctl);
     this.imports = {
-      wasi_snapshot_preview1: wasiPreview1(this.host),
+      // Like wasmtime: stdio is a character device only when it really is a terminal.
+      wasi_snapshot_preview1: wasiPreview1(this.host, { stdioIsTty: init.stdioTty }),
       wasi: { 'thread-spawn': (arg: number) => spawnThread(init, platform, ctl, stdio, arg) },
     };
     if (init.memory && init.memoryImport) {

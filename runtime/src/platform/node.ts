@@ -7,6 +7,7 @@ import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { readSync, writeSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
+import { isatty } from 'node:tty';
 import type { Platform, WorkerHandle } from './types.js';
 import type { WorkerInit } from '../thread.js';
 import { errnoOfNodeError, sleepMs } from './node-errno.js';
@@ -78,6 +79,7 @@ function preferOptimizingCompiler(): void {
 export const nodePlatform: Platform = {
   cpuCount: () => availableParallelism(),
   startWorker,
+  isatty: (fd) => isatty(fd),
   writeFd,
   readFd,
   readStdin,

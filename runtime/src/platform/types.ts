@@ -16,6 +16,8 @@ export interface Platform {
    * runs if the worker cannot start or dies outside the runtime's control.
    */
   startWorker(init: WorkerInit, onFailure: (message: string) => void): WorkerHandle;
+  /** Whether a host fd is a terminal. */
+  isatty(fd: number): boolean;
   /** Writes all of `bytes` to a host fd synchronously. Returns 0 or a WASI errno. */
   writeFd(fd: number, bytes: Uint8Array): number;
   /** Reads up to `max` bytes from a host fd, blocking. Bytes (empty = EOF) or a WASI errno. */

@@ -63,8 +63,11 @@ export interface WasiPreview1Options {
    * passes its own (shared by all threads) here.
    */
   readonly fds?: FdTable;
-  /** Whether fds 0-2 report as a terminal (CHARACTER_DEVICE, so isatty() is true). Default true. */
-  readonly stdioIsTty?: boolean;
+  /**
+   * Whether fds 0-2 report as a terminal (CHARACTER_DEVICE, so isatty() is true): one answer for
+   * all three, or one per fd. Default true.
+   */
+  readonly stdioIsTty?: boolean | readonly boolean[];
   /** Told about exceptions the guard turned into EIO (bugs). Default: console.error. */
   readonly onUnexpectedError?: (fn: string, error: unknown) => void;
 }

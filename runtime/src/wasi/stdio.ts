@@ -111,11 +111,12 @@ export class OutputDescriptor extends DescriptorBase {
   }
 }
 
-/** The three stdio descriptors, in fd order. */
-export function stdioDescriptors(host: WasiHost, tty = true): Descriptor[] {
+/** The three stdio descriptors, in fd order. `tty[fd]` says which of them report a terminal. */
+export function stdioDescriptors(host: WasiHost, tty: boolean | readonly boolean[] = true): Descriptor[] {
+  const isTty = (fd: number) => (typeof tty === 'boolean' ? tty : tty[fd] ?? false);
   return [
-    new StdinDescriptor(host, tty),
-    new OutputDescriptor(host, 1, tty),
-    new OutputDescriptor(host, 2, tty),
+    new StdinDescriptor(host, isTty(0)),
+    new OutputDescriptor(host, 1, isTty(1)),
+    new OutputDescriptor(host, 2, isTty(2)),
   ];
 }
