@@ -19,7 +19,6 @@ node runtime/dist/cli.js run build/guests/rust/sixteen_threads.wasm
 
 if [ -f bench/runtime/run.mjs ]; then
   step "bench: runtime (quick): thread spawn, time to first output, optimizing tier"
-  bash bench/runtime/setup.sh 2>/dev/null || true
   node bench/runtime/run.mjs --quick --out build/bench/runtime
   echo "results: build/bench/runtime/summary.md (and results.json, results.csv)"
 fi

@@ -29,5 +29,13 @@ if [ ! -d "$repo/runtime/node_modules" ] || [ "$repo/runtime/package-lock.json" 
   (cd "$repo/runtime" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi
 
+# The benchmarks' baselines (@emnapi/wasi-threads, @tybys/wasm-util): dev dependencies of bench/ only.
+for pkg in bench/runtime; do
+  if [ -f "$repo/$pkg/package-lock.json" ] && { [ ! -d "$repo/$pkg/node_modules" ] || [ "$repo/$pkg/package-lock.json" -nt "$repo/$pkg/node_modules/.package-lock.json" ]; }; then
+    say "npm ci ($pkg)"
+    (cd "$repo/$pkg" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+  fi
+done
+
 "$repo/tools/wasi-sysroot.sh" >/dev/null
 say "ready"

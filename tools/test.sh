@@ -9,6 +9,12 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 step "build: runtime (TypeScript)"
 (cd runtime && npm run --silent build)
 
+step "build: guest test programs (wasm32-wasip1-threads)"
+bash tests/guests/build.sh
+
+step "build: spindle-alloc C archive and its wasm tests"
+bash tests/alloc/build.sh
+
 step "test: Rust crates (native)"
 cargo test --workspace --release -q 2>&1
 
