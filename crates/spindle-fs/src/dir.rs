@@ -1,11 +1,13 @@
 //! Directories: a name -> inode map plus a cookie index that makes `fd_readdir` resumable and
 //! stable while other threads add and remove entries.
 //!
-//! Every entry gets a cookie from a per-directory counter when it is inserted (cookies never
-//! repeat; `.` is 1 and `..` is 2, entries start at 3). `readdir(cookie)` returns the entries
-//! whose cookie is greater, in cookie order, and each entry's `d_next` is its own cookie. So a
-//! reader that resumes sees every entry that existed throughout its scan exactly once, never an
-//! entry twice, and sees or misses concurrent insertions/removals (as POSIX allows).
+//! A name's cookie is a 64-bit hash of the name (as ext4's htree does), so it does not depend
+//! on when the entry was made: `readdir(cookie)` returns the entries whose cookie is greater, in
+//! cookie order, and each entry's `d_next` is its own cookie. A scan that resumes therefore sees
+//! every entry that existed throughout the scan exactly once and never shows a name twice, even
+//! if the name is removed and created again (or replaced by a rename) during the scan: it keeps
+//! its place. `.` is cookie 1 and `..` is 2; entries use 3..=u64::MAX. Two names whose hashes
+//! collide take the next free cookie (probing), which only weakens "never twice" for them.
 //!
 //! Invariants: `by_name` and `by_cookie` hold the same entries; `subdirs` counts entries that are
 //! directories (a directory's nlink is `2 + subdirs`); `removed` is set by rmdir (with the parent
@@ -34,7 +36,6 @@ pub(crate) struct Entry {
 pub(crate) struct DirData {
     by_name: BTreeMap<Box<[u8]>, Entry>,
     by_cookie: BTreeMap<u64, Box<[u8]>>,
-    next_cookie: u64,
     pub(crate) subdirs: u32,
     pub(crate) removed: bool,
 }
@@ -69,13 +70,12 @@ impl DirData {
         self.by_name.is_empty()
     }
 
-    /// Adds `name` (which must be absent) with a fresh cookie.
+    /// Adds `name` (which must be absent) at its hash cookie.
     pub(crate) fn insert(&mut self, name: &[u8], inode: Arc<Inode>) {
-        if self.next_cookie < FIRST_COOKIE {
-            self.next_cookie = FIRST_COOKIE;
+        let mut cookie = name_cookie(name);
+        while self.by_cookie.contains_key(&cookie) {
+            cookie = if cookie == u64::MAX { FIRST_COOKIE } else { cookie + 1 };
         }
-        let cookie = self.next_cookie;
-        self.next_cookie += 1;
         if inode.is_dir() {
             self.subdirs += 1;
         }
@@ -108,4 +108,31 @@ impl DirData {
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&[u8], &Arc<Inode>)> + '_ {
         self.by_name.iter().map(|(k, e)| (&k[..], &e.inode))
     }
+
+    /// Index consistency, for `check.rs`.
+    pub(crate) fn check(&self) -> Result<(), &'static str> {
+        if self.by_name.len() != self.by_cookie.len() {
+            return Err("name and cookie indexes differ in size");
+        }
+        for (c, name) in &self.by_cookie {
+            match self.by_name.get(name) {
+                Some(e) if e.cookie == *c => {}
+                _ => return Err("cookie index names a missing or different entry"),
+            }
+            if *c < FIRST_COOKIE {
+                return Err("entry cookie collides with . or ..");
+            }
+        }
+        Ok(())
+    }
+}
+
+/// FNV-1a of the name, moved out of the range of `.` and `..`.
+fn name_cookie(name: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in name {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h.max(FIRST_COOKIE)
 }

@@ -39,6 +39,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod backend;
+mod check;
 mod dir;
 mod errno;
 mod fd_table;

@@ -58,41 +58,40 @@ impl Fs {
         }
         // O_CREAT|O_EXCL never follows the last symlink (it exists, so EEXIST).
         let follow = lookupflags & lookupflags::SYMLINK_FOLLOW != 0 && !excl;
-        let node = match Walker::new(base).resolve(path, follow, creat)? {
-            Final::Found(n) => {
-                if excl {
-                    return Err(Errno::Exist);
+        // Retried when a name resolution saw missing was created by another thread before we
+        // locked its directory: the new node then goes through the checks of an existing one.
+        let node = loop {
+            match Walker::new(base.clone()).resolve(path, follow, creat)? {
+                Final::Found(n) => {
+                    if excl {
+                        return Err(Errno::Exist);
+                    }
+                    if creat && n.is_dir() {
+                        return Err(Errno::Isdir);
+                    }
+                    if oflags & DIRECTORY != 0 && !n.is_dir() {
+                        return Err(Errno::Notdir);
+                    }
+                    match n.kind {
+                        Kind::Symlink(_) => return Err(Errno::Loop),
+                        Kind::Dir(_) if writes => return Err(Errno::Isdir),
+                        _ => {}
+                    }
+                    self.mounts.check_access(n.dev, writes)?;
+                    break n;
                 }
-                if creat && n.is_dir() {
-                    return Err(Errno::Isdir);
+                Final::Missing { dir, name, slash } => {
+                    if !creat {
+                        return Err(Errno::Noent);
+                    }
+                    if slash {
+                        return Err(Errno::Isdir);
+                    }
+                    self.mounts.check_access(dir.dev, true)?;
+                    if let Some(n) = self.create_file(&dir, &name)? {
+                        break n;
+                    }
                 }
-                if oflags & DIRECTORY != 0 && !n.is_dir() {
-                    return Err(Errno::Notdir);
-                }
-                match n.kind {
-                    Kind::Symlink(_) => return Err(Errno::Loop),
-                    Kind::Dir(_) if writes => return Err(Errno::Isdir),
-                    _ => {}
-                }
-                self.mounts.check_access(n.dev, writes)?;
-                n
-            }
-            Final::Missing { dir, name, slash } => {
-                if !creat {
-                    return Err(Errno::Noent);
-                }
-                if slash {
-                    return Err(Errno::Isdir);
-                }
-                self.mounts.check_access(dir.dev, true)?;
-                let (n, created) = self.create_file(&dir, &name)?;
-                if !created && excl {
-                    return Err(Errno::Exist);
-                }
-                if !created && n.is_dir() && writes {
-                    return Err(Errno::Isdir);
-                }
-                n
             }
         };
         if oflags & TRUNC != 0 {
@@ -105,21 +104,21 @@ impl Fs {
         self.fds.insert(Arc::new(of))
     }
 
-    /// Creates a regular file `name` in `dir`, or returns what is there now: `(node, created)`.
-    fn create_file(&self, dir: &Arc<Inode>, name: &[u8]) -> Result<(Arc<Inode>, bool)> {
+    /// Creates a regular file `name` in `dir`; None if the name exists by now.
+    fn create_file(&self, dir: &Arc<Inode>, name: &[u8]) -> Result<Option<Arc<Inode>>> {
         let pd = dir.as_dir().ok_or(Errno::Notdir)?;
         let mut d = pd.data.write();
         if d.removed {
             return Err(Errno::Noent);
         }
-        if let Some(n) = d.get(name) {
-            return Ok((n.clone(), false));
+        if d.get(name).is_some() {
+            return Ok(None);
         }
         let n = self.new_file(dir.dev);
         d.insert(name, n.clone());
         drop(d);
         dir.touch_modified(self.now());
-        Ok((n, true))
+        Ok(Some(n))
     }
 
     /// `path_create_directory`.

@@ -112,21 +112,26 @@ fn readdir_cookies_are_stable() {
         create(&fs, root, &format!("f{i}"), b"");
     }
     let d = fs.path_open(root, FOLLOW, b".", oflags::DIRECTORY, RO, RW, 0).unwrap();
-    let first = fs.fd_readdir(d, 0, 5).unwrap();
+    let first = fs.fd_readdir(d, 0, 6).unwrap();
     assert_eq!(first[0].name, b".");
     assert_eq!(first[1].name, b"..");
     let cookie = first.last().unwrap().next;
-    // Concurrent-looking changes: remove a seen one and an unseen one, add one.
-    fs.path_unlink_file(root, b"f0").unwrap();
-    fs.path_unlink_file(root, b"f5").unwrap();
+    let seen: Vec<String> = first[2..].iter().map(|e| String::from_utf8(e.name.clone()).unwrap()).collect();
+    let unseen: Vec<String> = (0..10).map(|i| format!("f{i}")).filter(|n| !seen.contains(n)).collect();
+    // Changes between two pages: remove a seen and an unseen name, re-create the seen one, add one.
+    fs.path_unlink_file(root, seen[0].as_bytes()).unwrap();
+    fs.path_unlink_file(root, unseen[0].as_bytes()).unwrap();
+    create(&fs, root, &seen[0], b"again");
     create(&fs, root, "new", b"");
     let rest = fs.fd_readdir(d, cookie, usize::MAX).unwrap();
-    let mut all: Vec<Vec<u8>> = first.iter().chain(rest.iter()).map(|e| e.name.clone()).collect();
-    let n = all.len();
-    all.sort();
-    all.dedup();
-    assert_eq!(all.len(), n, "no name twice");
-    assert!(all.contains(&b"f9".to_vec()) && !all.contains(&b"f5".to_vec()) && all.contains(&b"new".to_vec()));
+    let all: Vec<String> = first.iter().chain(rest.iter()).map(|e| String::from_utf8(e.name.clone()).unwrap()).collect();
+    for n in seen.iter().chain(unseen[1..].iter()) {
+        assert_eq!(all.iter().filter(|x| *x == n).count(), 1, "{n} exactly once in {all:?}");
+    }
+    assert!(!all.contains(&unseen[0]));
+    // Same listing from the start again: every live name once.
+    let again: Vec<_> = fs.fd_readdir(d, 0, usize::MAX).unwrap();
+    assert_eq!(again.len(), 2 + 10);
 }
 
 #[test]
