@@ -25,7 +25,7 @@ export async function run(ctx) {
   const cmd = ctx.commands;
   const wasm = ctx.programs['math.wasm'];
   const native = ctx.programs['math-native'];
-  const iters = String(ctx.quick ? 100_000_000 : 200_000_000);
+  const iters = String(ctx.quick ? 80_000_000 : 150_000_000);
   const rows = [];
   for (const t of [1, 2]) {
     const args = [String(t), iters];
