@@ -1,8 +1,9 @@
 //! The chunk map: for every 64 KiB chunk of the region, the span that covers it. `free(p)` finds
 //! its span here with two loads, so blocks carry no header.
 //!
-//! Two levels: a static root of 256 leaf pointers, leaves of 256 entries allocated from metadata on
-//! first use (1-2 KiB each), so a small program pays for one or two leaves, not a 256 KiB table.
+//! Two levels: a static root of 512 leaf pointers (wasm32), leaves of 1024 entries allocated from
+//! metadata on first use (4-8 KiB, each covering 8 MiB), so a small program pays for one or two
+//! leaves, not a 2 MiB table.
 //!
 //! Invariants (checked by `validate`): every chunk of an in-use span (slab or large) maps to it; a
 //! free span's first and last chunks map to it and its interior chunks map to null; chunks the
@@ -14,7 +15,7 @@ use crate::span::Span;
 use core::ptr::null_mut;
 use core::sync::atomic::{AtomicPtr, Ordering};
 
-const LEAF_BITS: usize = 8;
+const LEAF_BITS: usize = 10;
 const LEAF_LEN: usize = 1 << LEAF_BITS;
 const ROOT_LEN: usize = (MAX_CHUNKS + LEAF_LEN - 1) / LEAF_LEN;
 

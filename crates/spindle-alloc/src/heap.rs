@@ -26,6 +26,29 @@ use core::cell::UnsafeCell;
 use core::ptr::null_mut;
 use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
+/// A statistics counter written only by the heap's owner with plain loads and stores (an atomic
+/// store would be a full fence on x86 hosts of wasm: `i32.atomic.store` is an xchg), and read
+/// by `stats()` with a volatile read: a benign race that yields a slightly stale value.
+pub(crate) struct Counter(UnsafeCell<usize>);
+
+impl Counter {
+    const fn new() -> Counter {
+        Counter(UnsafeCell::new(0))
+    }
+    #[inline(always)]
+    fn add(&self, n: usize) {
+        // SAFETY: only the owning thread writes.
+        unsafe { *self.0.get() = (*self.0.get()).wrapping_add(n) };
+    }
+    pub(crate) fn read(&self) -> usize {
+        // SAFETY: a stale or torn-free (word-sized) read is acceptable for statistics.
+        unsafe { core::ptr::read_volatile(self.0.get()) }
+    }
+}
+
+/// Cache-line aligned so that one thread's counter updates never share a line with another
+/// heap's `fast` array.
+#[repr(C, align(64))]
 pub(crate) struct Heap {
     pub(crate) fast: [*mut Span; NUM_CLASSES],
     pub(crate) full: [*mut Span; NUM_CLASSES],
@@ -35,8 +58,8 @@ pub(crate) struct Heap {
     pub(crate) next_all: *mut Heap,
     /// Thread id of the owning thread; 0 while abandoned.
     owner: AtomicUsize,
-    pub(crate) allocated: AtomicUsize,
-    pub(crate) freed: AtomicUsize,
+    pub(crate) allocated: Counter,
+    pub(crate) freed: Counter,
 }
 
 struct EmptySpan(UnsafeCell<Span>);
@@ -50,10 +73,9 @@ pub(crate) fn empty() -> *mut Span {
     EMPTY_SPAN.0.get()
 }
 
-/// Owner-only counter update: a plain load and store (other threads only read it, for stats).
 #[inline(always)]
-fn bump_stat(c: &AtomicUsize, n: usize) {
-    c.store(c.load(Ordering::Relaxed).wrapping_add(n), Ordering::Relaxed);
+fn bump_stat(c: &Counter, n: usize) {
+    c.add(n);
 }
 
 // ---------------------------------------------------------------- fast paths
@@ -422,8 +444,8 @@ unsafe fn heap_init() -> *mut Heap {
                 next_abandoned: null_mut(),
                 next_all: pool.all_heaps,
                 owner: AtomicUsize::new(0),
-                allocated: AtomicUsize::new(0),
-                freed: AtomicUsize::new(0),
+                allocated: Counter::new(),
+                freed: Counter::new(),
             });
         }
         pool.all_heaps = h;

@@ -229,8 +229,8 @@ pub fn stats() -> Stats {
     while !h.is_null() {
         // SAFETY: heaps live forever; the counters are atomics.
         unsafe {
-            let a = (*h).allocated.load(core::sync::atomic::Ordering::Relaxed);
-            let f = (*h).freed.load(core::sync::atomic::Ordering::Relaxed);
+            let a = (*h).allocated.read();
+            let f = (*h).freed.read();
             in_use = in_use.wrapping_add(a.wrapping_sub(f));
             h = (*h).next_all;
         }

@@ -14,7 +14,7 @@
 use crate::chunk_map;
 use crate::heap::Heap;
 use crate::lock::SpinLock;
-use crate::platform::{self, CHUNK, CHUNK_SHIFT};
+use crate::platform::{self, CHUNK, CHUNK_SHIFT, GROW_CHUNKS};
 use crate::span::{Span, FREE};
 use core::ptr::null_mut;
 
@@ -73,8 +73,10 @@ fn idx(addr: usize) -> usize {
 impl Pool {
     // ---- platform memory ----
 
-    /// Grows the region by `chunks`; returns the start address. Counts it as committed.
-    fn os_grow(&mut self, chunks: usize) -> Option<usize> {
+    /// Grows the region by at least `chunks` (rounded up to whole wasm pages); returns the start
+    /// address and the number of chunks obtained. Counts them as committed.
+    fn os_grow(&mut self, chunks: usize) -> Option<(usize, usize)> {
+        let chunks = chunks.checked_add(GROW_CHUNKS - 1)? / GROW_CHUNKS * GROW_CHUNKS;
         // SAFETY: pool lock held (we are in a `&mut Pool`).
         let p = unsafe { platform::grow(chunks)? };
         let end = idx(p) + chunks;
@@ -94,7 +96,7 @@ impl Pool {
         if end > self.end_chunk {
             self.end_chunk = end;
         }
-        Some(p)
+        Some((p, chunks))
     }
 
     fn new_leaf(&mut self, c: usize) -> bool {
@@ -111,7 +113,7 @@ impl Pool {
     pub(crate) fn meta_alloc(&mut self, bytes: usize) -> *mut u8 {
         let bytes = (bytes + 63) & !63;
         if self.meta_end - self.meta < bytes {
-            let chunks = bytes.div_ceil(CHUNK);
+            let chunks = bytes.div_ceil(CHUNK).div_ceil(GROW_CHUNKS) * GROW_CHUNKS;
             // Metadata chunks map to nothing (null): a free() into them is an invalid free.
             // SAFETY: lock held.
             let p = match unsafe { platform::grow(chunks) } {
@@ -322,8 +324,8 @@ impl Pool {
         // SAFETY: records are ours.
         let have = if top.is_null() { 0 } else { unsafe { (*top).chunks as usize } };
         let expect_at = self.end_chunk;
-        let p = match self.os_grow(chunks - have) {
-            Some(p) => p,
+        let (p, got) = match self.os_grow(chunks - have) {
+            Some(g) => g,
             None => {
                 self.drop_record(r);
                 return null_mut();
@@ -334,15 +336,15 @@ impl Pool {
             if !top.is_null() && idx(p) == expect_at {
                 self.bin_remove(top);
                 chunk_map::set(idx((*top).start) + have - 1, null_mut());
-                (*top).chunks = chunks as u32;
+                (*top).chunks = (have + got) as u32;
                 (*top).zeroed = false; // conservatively: part of it was used before
                 self.drop_record(r);
                 return top;
             }
             (*r).start = p;
-            (*r).chunks = (chunks - have) as u32;
+            (*r).chunks = got as u32;
             (*r).zeroed = true;
-            if have == 0 {
+            if got >= chunks {
                 return r;
             }
             // Someone else grew memory in between: keep what we got as a free span and grow the
@@ -353,9 +355,9 @@ impl Pool {
                 return null_mut();
             }
             match self.os_grow(chunks) {
-                Some(p2) => {
+                Some((p2, got2)) => {
                     (*r2).start = p2;
-                    (*r2).chunks = chunks as u32;
+                    (*r2).chunks = got2 as u32;
                     (*r2).zeroed = true;
                     r2
                 }
@@ -424,25 +426,38 @@ impl Pool {
             let after = idx((*s).start) + have;
             if after >= self.end_chunk {
                 // At the top of the region: grow it, if the platform's memory comes out contiguous.
-                let p = match self.os_grow(chunks - have) {
-                    Some(p) => p,
-                    None => return false,
-                };
-                if p != (*s).end() {
-                    let r = self.new_record();
-                    if !r.is_null() {
-                        (*r).start = p;
-                        (*r).chunks = (chunks - have) as u32;
-                        (*r).zeroed = true;
-                        self.insert_free(r);
-                    }
+                let r = self.new_record();
+                if r.is_null() {
                     return false;
                 }
-                for c in after..after + (chunks - have) {
+                let (p, got) = match self.os_grow(chunks - have) {
+                    Some(g) => g,
+                    None => {
+                        self.drop_record(r);
+                        return false;
+                    }
+                };
+                (*r).start = p;
+                (*r).chunks = got as u32;
+                (*r).zeroed = true;
+                if p != (*s).end() {
+                    self.insert_free(r);
+                    return false;
+                }
+                // Keep what is needed, the rest of the grown pages becomes a free span.
+                let add = chunks - have;
+                for c in after..after + add {
                     chunk_map::set(c, s);
                 }
                 (*s).chunks = chunks as u32;
-                self.large_bytes += (chunks - have) * CHUNK;
+                self.large_bytes += add * CHUNK;
+                if got > add {
+                    (*r).start = p + add * CHUNK;
+                    (*r).chunks = (got - add) as u32;
+                    self.insert_free(r);
+                } else {
+                    self.drop_record(r);
+                }
                 return true;
             }
             let right = chunk_map::get(after);

@@ -4,9 +4,9 @@
 //! Classes are multiples of 16 up to 128 bytes, then 8 classes per doubling,
 //! `class_size = (9 + sub) << (g + 4)`, so rounding a request up to its class wastes at most
 //! 1/9 (11.1%) of the block for requests above 128 bytes. Blocks are at least 16-aligned (C's
-//! `max_align_t` on wasm32). A slab spans the fewest chunks (1..=16) whose tail, the bytes no whole
-//! block fits in, is at most 1/8 of the slab. Power-of-two classes up to 64 KiB live in one-chunk
-//! slabs, so their blocks are aligned to their size: aligned allocation picks such a class.
+//! `max_align_t` on wasm32). A slab spans the fewest chunks whose tail, the bytes no whole block
+//! fits in, is at most 1/8 of the slab. Slabs start on a chunk boundary, so a class that is a
+//! multiple of `align` (`align <= CHUNK`) has aligned blocks: aligned allocation picks such a class.
 //!
 //! Invariant (checked by the unit tests below): for every class `c`,
 //! `chunks(c) * CHUNK - capacity(c) * size(c) <= chunks(c) * CHUNK / 8` and `capacity(c) >= 1`.
@@ -60,7 +60,7 @@ pub(crate) struct ClassInfo {
 
 const fn slab_chunks(size: usize) -> usize {
     let mut n = 1;
-    while n < 16 {
+    while n < MAX_SLAB_CHUNKS {
         let bytes = n * CHUNK;
         if bytes >= size && bytes % size <= bytes / 8 {
             return n;
@@ -81,6 +81,9 @@ const fn build() -> [ClassInfo; NUM_CLASSES] {
     }
     t
 }
+
+/// Longest slab, in chunks.
+const MAX_SLAB_CHUNKS: usize = 2 * SLAB_MAX / CHUNK;
 
 pub(crate) static CLASSES: [ClassInfo; NUM_CLASSES] = build();
 

@@ -2,11 +2,11 @@
 //! pthread key whose destructor tells us a thread exited, stderr and abort from wasi-libc. Every
 //! wasm32-wasip1-threads program links wasi-libc (Rust's std does too), so these symbols exist.
 //!
-//! Memory is the whole linear memory: `base() == 0`, 65536 chunks of 64 KiB address 4 GiB.
+//! Memory is the whole linear memory: `base() == 0`, 2^19 chunks of 8 KiB address 4 GiB.
 //! Someone else may call `memory.grow` too (sbrk); `grow` just returns what it got, the pool copes
 //! with gaps.
 
-use super::{CHUNK, CHUNK_SHIFT, LIMIT};
+use super::{CHUNK, CHUNK_SHIFT, GROW_CHUNKS, LIMIT};
 use core::ffi::c_void;
 use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 
@@ -38,12 +38,13 @@ pub(crate) unsafe fn grow(chunks: usize) -> Option<usize> {
     if taken.checked_add(bytes)? > LIMIT.load(Ordering::Relaxed) {
         return None;
     }
-    let old = core::arch::wasm32::memory_grow(0, chunks);
+    debug_assert!(chunks % GROW_CHUNKS == 0);
+    let old = core::arch::wasm32::memory_grow(0, chunks / GROW_CHUNKS);
     if old == usize::MAX {
         return None;
     }
     TAKEN.store(taken + bytes, Ordering::Relaxed);
-    Some(old << CHUNK_SHIFT)
+    Some(old << 16)
 }
 
 /// An id of the calling thread, unique among live threads and never 0: the address of its
