@@ -1,0 +1,169 @@
+// spindle-alloc benchmark workloads, in C, for every malloc under test (wasi-libc's dlmalloc,
+// spindle-alloc's archive, native glibc/mimalloc). One workload per run:
+//
+//   ring    (a) T threads share TOTAL malloc/free pairs; each keeps a ring of 256 live blocks of
+//               pseudo-random sizes 8..1024 and touches every block it allocates.
+//   xfree   (b) one thread allocates (16..512 bytes), another frees, through a lock-free ring.
+//   larson  (c) server churn: T chains of threads; each thread replaces random slots of a 1,000-block
+//               array (16..1024 bytes) for a while, then hands the array to a new thread and exits.
+//   article (d) TOTAL pairs split across T threads, each with a ring of 1,024 blocks of 1000..2023 B.
+//
+// Usage: malloc_bench WORKLOAD THREADS TOTAL
+// Prints one line: RESULT workload=.. threads=.. ops=.. ms=.. mem_kb=..
+// ms is the workload's wall time (threads included); mem_kb is the linear memory size at the end
+// on wasm (memory only grows, so this is the peak) or the peak RSS natively.
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#ifndef __wasm__
+#include <sys/resource.h>
+#endif
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static inline uint32_t rnd(uint32_t *s) { *s ^= *s << 13; *s ^= *s >> 17; *s ^= *s << 5; return *s; }
+static inline void touch(unsigned char *p, size_t n) { p[0] = (unsigned char)n; p[n - 1] = (unsigned char)n; }
+
+typedef struct { long ops; int id; int ring; size_t lo, span; } ring_arg;
+
+static void *ring_worker(void *a) {
+    ring_arg *r = a;
+    uint32_t s = 2463534242u + r->id * 7919;
+    int ring = r->ring;
+    void **blocks = calloc(ring, sizeof(void *));
+    for (int i = 0; i < ring; i++) { size_t n = r->lo + rnd(&s) % r->span; blocks[i] = malloc(n); touch(blocks[i], n); }
+    for (long i = 0; i < r->ops; i++) {
+        int k = i & (ring - 1);
+        free(blocks[k]);
+        size_t n = r->lo + rnd(&s) % r->span;
+        unsigned char *p = malloc(n);
+        touch(p, n);
+        blocks[k] = p;
+    }
+    for (int i = 0; i < ring; i++) free(blocks[i]);
+    free(blocks);
+    return NULL;
+}
+
+static void run_ring(int t, long total, int ring, size_t lo, size_t hi) {
+    pthread_t th[64];
+    ring_arg args[64];
+    for (int i = 0; i < t; i++) {
+        args[i] = (ring_arg){total / t, i, ring, lo, hi - lo + 1};
+        pthread_create(&th[i], NULL, ring_worker, &args[i]);
+    }
+    for (int i = 0; i < t; i++) pthread_join(th[i], NULL);
+}
+
+// (b) single-producer single-consumer ring of pointers.
+#define QN 4096
+static void *_Atomic q[QN];
+static atomic_long q_head, q_tail;
+static long xfree_total;
+
+static void *xfree_consumer(void *a) {
+    (void)a;
+    for (long i = 0; i < xfree_total; i++) {
+        long h = atomic_load_explicit(&q_head, memory_order_relaxed);
+        while (atomic_load_explicit(&q_tail, memory_order_acquire) == h) {}
+        void *p = atomic_load_explicit(&q[h % QN], memory_order_relaxed);
+        atomic_store_explicit(&q_head, h + 1, memory_order_release);
+        free(p);
+    }
+    return NULL;
+}
+
+static void run_xfree(long total) {
+    xfree_total = total;
+    pthread_t c;
+    pthread_create(&c, NULL, xfree_consumer, NULL);
+    uint32_t s = 88172645u;
+    for (long i = 0; i < total; i++) {
+        size_t n = 16 + rnd(&s) % 497;
+        unsigned char *p = malloc(n);
+        touch(p, n);
+        long t = atomic_load_explicit(&q_tail, memory_order_relaxed);
+        while (t - atomic_load_explicit(&q_head, memory_order_acquire) >= QN) {}
+        atomic_store_explicit(&q[t % QN], p, memory_order_relaxed);
+        atomic_store_explicit(&q_tail, t + 1, memory_order_release);
+    }
+    pthread_join(c, NULL);
+}
+
+// (c) larson-style churn.
+#define SLOTS 1000
+typedef struct { void **slots; long ops_left; long per_thread; uint32_t seed; } larson_arg;
+
+static void *larson_worker(void *a) {
+    larson_arg *l = a;
+    long n = l->per_thread < l->ops_left ? l->per_thread : l->ops_left;
+    for (long i = 0; i < n; i++) {
+        int k = rnd(&l->seed) % SLOTS;
+        free(l->slots[k]);
+        size_t sz = 16 + rnd(&l->seed) % 1009;
+        l->slots[k] = malloc(sz);
+        touch(l->slots[k], sz);
+    }
+    l->ops_left -= n;
+    if (l->ops_left > 0) {
+        // Hand the blocks to a fresh thread (its frees are cross-thread) and exit.
+        pthread_t next;
+        pthread_create(&next, NULL, larson_worker, l);
+        pthread_detach(next);
+    } else {
+        for (int k = 0; k < SLOTS; k++) free(l->slots[k]);
+        free(l->slots);
+        l->slots = NULL;
+    }
+    return NULL;
+}
+
+static void run_larson(int t, long total) {
+    larson_arg args[64];
+    for (int i = 0; i < t; i++) {
+        args[i] = (larson_arg){calloc(SLOTS, sizeof(void *)), total / t, 100000, 12345u + i * 777};
+        for (int k = 0; k < SLOTS; k++) { args[i].slots[k] = malloc(64); }
+        pthread_t th;
+        pthread_create(&th, NULL, larson_worker, &args[i]);
+        pthread_detach(th);
+    }
+    // Wait for every chain to finish (the last thread of a chain frees and clears `slots`).
+    for (int i = 0; i < t; i++) {
+        while (__atomic_load_n(&args[i].slots, __ATOMIC_ACQUIRE) != NULL) {
+            struct timespec ts = {0, 200000};
+            nanosleep(&ts, NULL);
+        }
+    }
+}
+
+int main(int argc, char **argv) {
+    if (argc < 4) { fprintf(stderr, "usage: malloc_bench ring|xfree|larson|article THREADS TOTAL\n"); return 2; }
+    const char *w = argv[1];
+    int t = atoi(argv[2]);
+    long total = atol(argv[3]);
+    if (t < 1 || t > 64) { fprintf(stderr, "THREADS must be 1..64\n"); return 2; }
+    double t0 = now_ms();
+    if (!strcmp(w, "ring")) run_ring(t, total, 256, 8, 1024);
+    else if (!strcmp(w, "article")) run_ring(t, total, 1024, 1000, 2023);
+    else if (!strcmp(w, "xfree")) run_xfree(total);
+    else if (!strcmp(w, "larson")) run_larson(t, total);
+    else { fprintf(stderr, "unknown workload %s\n", w); return 2; }
+    double ms = now_ms() - t0;
+#ifdef __wasm__
+    long mem_kb = (long)__builtin_wasm_memory_size(0) * 64;
+#else
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    long mem_kb = ru.ru_maxrss;
+#endif
+    printf("RESULT workload=%s threads=%d ops=%ld ms=%.1f mem_kb=%ld\n", w, t, total, ms, mem_kb);
+    return 0;
+}
