@@ -51,6 +51,7 @@ mod path;
 mod path_ops;
 mod rename;
 mod sync;
+mod tar;
 mod types;
 
 pub use errno::{Errno, Result};
