@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import {
-  assertNoJsStack, assertOneLineError, exitGuard, fnv1a32, guest, lines, runCli, runCliAsync, SIXTEEN_THREADS_OUTPUT,
+  assertNoJsStack, assertOneLineError, exitGuard, expectRun, fnv1a32, guest, lines, runCli, runCliAsync, SIXTEEN_THREADS_OUTPUT,
 } from './helpers.mjs';
 
 exitGuard(after);
@@ -53,23 +53,20 @@ describe('CLI: flags and arguments', () => {
 
   test('program arguments after the program are passed through, even if they look like flags', () => {
     const r = runCli(['run', c('args_env'), 'a1', '--threads', '-x', 'héllo']);
-    assert.equal(r.stdout, 'argc 5\nargv[0]=args_env.wasm (13 bytes)\nargv[1]=a1 (2 bytes)\n'
-      + 'argv[2]=--threads (9 bytes)\nargv[3]=-x (2 bytes)\nargv[4]=héllo (6 bytes)\nenv count 0\n');
-    assert.equal(r.status, 0);
+    expectRun(r, { code: 0, stdout: 'argc 5\nargv[0]=args_env.wasm (13 bytes)\nargv[1]=a1 (2 bytes)\n'
+      + 'argv[2]=--threads (9 bytes)\nargv[3]=-x (2 bytes)\nargv[4]=héllo (6 bytes)\nenv count 0\n' });
   });
 
   test('-- ends the options', () => {
     const r = runCli(['run', '--env', 'SPINDLE_Q=1', '--', c('args_env'), '--', 'x']);
-    assert.equal(r.stdout, 'argc 3\nargv[0]=args_env.wasm (13 bytes)\nargv[1]=-- (2 bytes)\nargv[2]=x (1 bytes)\n'
-      + 'env SPINDLE_Q=1\nenv count 1\n');
-    assert.equal(r.status, 0);
+    expectRun(r, { code: 0, stdout: 'argc 3\nargv[0]=args_env.wasm (13 bytes)\nargv[1]=-- (2 bytes)\nargv[2]=x (1 bytes)\n'
+      + 'env SPINDLE_Q=1\nenv count 1\n' });
   });
 
   test('--env K=V (repeated, in order); the host environment is not passed through', () => {
     const r = runCli(['run', '--env', 'SPINDLE_B=2', '--env', 'SPINDLE_A=x=y', '--env', 'OTHER=', c('args_env')],
       { env: { ...process.env, SPINDLE_LEAK: 'no' } });
-    assert.equal(r.stdout, 'argc 1\nargv[0]=args_env.wasm (13 bytes)\nenv SPINDLE_B=2\nenv SPINDLE_A=x=y\nenv count 3\n');
-    assert.equal(r.status, 0);
+    expectRun(r, { code: 0, stdout: 'argc 1\nargv[0]=args_env.wasm (13 bytes)\nenv SPINDLE_B=2\nenv SPINDLE_A=x=y\nenv count 3\n' });
   });
 
   test('--threads N and --threads=0 (pool grows on demand)', () => {
@@ -82,15 +79,13 @@ describe('CLI: flags and arguments', () => {
 
   test('--max-threads 4: the fifth pthread_create fails with EAGAIN', () => {
     const r = runCli(['run', '--max-threads', '4', c('eagain')]);
-    assert.equal(r.stdout, 'pthread_create failed: EAGAIN\ncreated 4 threads, joined all\ncreate after join: ok\n');
-    assert.equal(r.status, 0);
+    expectRun(r, { code: 0, stdout: 'pthread_create failed: EAGAIN\ncreated 4 threads, joined all\ncreate after join: ok\n' });
   });
 
   test('stdin is the CLI process stdin', () => {
     const input = 'first line\nsecond\nthird\n';
     const r = runCli(['run', c('stdin_read')], { input });
-    assert.equal(r.stdout, `bytes ${input.length} lines 3 fnv ${fnv1a32(Buffer.from(input))}\nfirst line: first line\n`);
-    assert.equal(r.status, 0);
+    expectRun(r, { code: 0, stdout: `bytes ${input.length} lines 3 fnv ${fnv1a32(Buffer.from(input))}\nfirst line: first line\n` });
   });
 
   test('stdin of a Rust program (read_to_string)', () => {

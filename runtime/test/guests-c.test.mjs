@@ -2,7 +2,7 @@
 // exact output and exit code of each. Reference behaviour: wasmtime 46 (see tests/guests/README.md).
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { assertChildEnded, exitGuard, fnv1a32, guest, lines, runApiInChild, runGuest } from './helpers.mjs';
+import { assertChildEnded, exitGuard, expectRun, fnv1a32, guest, lines, runApiInChild, runGuest } from './helpers.mjs';
 
 exitGuard(after);
 const c = (name) => guest('c', name);
@@ -15,35 +15,30 @@ describe('C guests: threads', () => {
 
   test('pthread_basic: create, join with return values, detach', async () => {
     const r = await runGuest(c('pthread_basic'));
-    assert.equal(r.stdout, 'joined thread 0: 4\njoined thread 1: 9\njoined thread 2: 16\n'
-      + 'detached threads finished: 2\nmain thread is pthread_self: 1\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'joined thread 0: 4\njoined thread 1: 9\njoined thread 2: 16\n'
+      + 'detached threads finished: 2\nmain thread is pthread_self: 1\n' });
   });
 
   test('mutex_cond: bounded queue with 2 producers, 2 consumers; mutex counter', async () => {
     const r = await runGuest(c('mutex_cond'));
-    assert.equal(r.stdout, 'consumed 1000 items, sum 750500\ncounter 40000\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'consumed 1000 items, sum 750500\ncounter 40000\n' });
   });
 
   test('thread_local: every thread has its own _Thread_local copy', async () => {
     const r = await runGuest(c('thread_local'));
-    assert.equal(r.stdout, 'thread 0 tls 110\nthread 1 tls 120\nthread 2 tls 130\nthread 3 tls 140\n'
-      + 'main tls 5\ntls addresses distinct: 1\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'thread 0 tls 110\nthread 1 tls 120\nthread 2 tls 130\nthread 3 tls 140\n'
+      + 'main tls 5\ntls addresses distinct: 1\n' });
   });
 
   test('threads64: 64 threads alive at once (pool grows past its prewarmed size)', async () => {
     const r = await runGuest(c('threads64'), { threads: 2 });
-    assert.equal(r.stdout, 'threads 64 sum 2016\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'threads 64 sum 2016\n' });
   });
 
   test('threads4: 4 threads sum 1..1,000,000', async () => {
     const r = await runGuest(c('threads4'));
-    assert.equal(r.stdout, 'thread 0 partial 31250125000\nthread 1 partial 93750125000\n'
-      + 'thread 2 partial 156250125000\nthread 3 partial 218750125000\ntotal 500000500000\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'thread 0 partial 31250125000\nthread 1 partial 93750125000\n'
+      + 'thread 2 partial 156250125000\nthread 3 partial 218750125000\ntotal 500000500000\n' });
   });
 
   test('threads4 with an empty prewarmed pool (threads: 0): every spawn grows the pool', async () => {
@@ -54,8 +49,7 @@ describe('C guests: threads', () => {
 
   test('eagain: past maxThreads pthread_create fails with EAGAIN; slots are reused after join', async () => {
     const r = await runGuest(c('eagain'), { maxThreads: 4 });
-    assert.equal(r.stdout, 'pthread_create failed: EAGAIN\ncreated 4 threads, joined all\ncreate after join: ok\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'pthread_create failed: EAGAIN\ncreated 4 threads, joined all\ncreate after join: ok\n' });
   });
 });
 
@@ -109,10 +103,9 @@ describe('C guests: WASI', () => {
       args: ['a1', 'héllo wörld', ''],
       env: { SPINDLE_X: 'y', SPINDLE_A: 'b=c', OTHER: 'z' },
     });
-    assert.equal(r.stdout, 'argc 4\nargv[0]=args_env.wasm (13 bytes)\nargv[1]=a1 (2 bytes)\n'
+    expectRun(r, { code: 0, stdout: 'argc 4\nargv[0]=args_env.wasm (13 bytes)\nargv[1]=a1 (2 bytes)\n'
       + 'argv[2]=héllo wörld (13 bytes)\nargv[3]= (0 bytes)\n'
-      + 'env SPINDLE_X=y\nenv SPINDLE_A=b=c\nenv count 3\n');
-    assert.equal(r.code, 0);
+      + 'env SPINDLE_X=y\nenv SPINDLE_A=b=c\nenv count 3\n' });
   });
 
   test('args_env: argv0 override and env as a list', async () => {
@@ -127,16 +120,14 @@ describe('C guests: WASI', () => {
 
   test('clocks: realtime, monotonic, resolution, nanosleep, usleep, cputime clocks', async () => {
     const r = await runGuest(c('clocks'));
-    assert.equal(r.stdout, 'realtime after 2020: true\nmonotonic res ok: true\nmonotonic: true\n'
+    expectRun(r, { code: 0, stdout: 'realtime after 2020: true\nmonotonic res ok: true\nmonotonic: true\n'
       + 'nanosleep 30ms rc 0 slept enough: true\nusleep 10ms slept enough: true\n'
-      + 'process cputime: ok (errno 0)\nthread cputime: ok (errno 0)\n');
-    assert.equal(r.code, 0);
+      + 'process cputime: ok (errno 0)\nthread cputime: ok (errno 0)\n' });
   });
 
   test('stdin_read: a string as stdin', async () => {
     const r = await runGuest(c('stdin_read'), { stdin: 'hello\nworld\n' });
-    assert.equal(r.stdout, 'bytes 12 lines 2 fnv 3d3d5389\nfirst line: hello\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'bytes 12 lines 2 fnv 3d3d5389\nfirst line: hello\n' });
   });
 
   test('stdin_read: 200 KB of bytes as stdin, read in 1000-byte chunks', async () => {
@@ -182,8 +173,7 @@ describe('C guests: WASI corners (wasi_misc, proc_raise)', () => {
     // spindle's WASI layer answers ENOTSUP (documented in runtime/src/wasi/proc.ts); wasmtime 46
     // ends the program with "proc_raise unsupported", exit 1.
     const r = await runGuest(c('proc_raise'));
-    assert.equal(r.stdout, 'raising SIGTERM\nproc_raise returned errno 58\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'raising SIGTERM\nproc_raise returned errno 58\n' });
   });
 });
 

@@ -3,7 +3,7 @@
 // Reference behaviour: wasmtime 46 (see tests/guests/README.md).
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { exitGuard, guest, runGuest, SIXTEEN_THREADS_OUTPUT } from './helpers.mjs';
+import { exitGuard, expectRun, guest, runGuest, SIXTEEN_THREADS_OUTPUT } from './helpers.mjs';
 
 exitGuard(after);
 const rs = (name) => guest('rust', name);
@@ -18,59 +18,50 @@ describe('Rust guests: std::thread and std::sync', () => {
 
   test('spawn_join: spawn, join values, a named thread', async () => {
     const r = await runGuest(rs('spawn_join'));
-    assert.equal(r.stdout, 'thread 1 returned 500500\nthread 2 returned 2001000\nthread 3 returned 4501500\n'
-      + 'thread 4 returned 8002000\nnamed thread: worker-x\ndone\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'thread 1 returned 500500\nthread 2 returned 2001000\nthread 3 returned 4501500\n'
+      + 'thread 4 returned 8002000\nnamed thread: worker-x\ndone\n' });
   });
 
   test('mutex_condvar: one-slot mailbox with Condvar; Mutex counter from 4 threads', async () => {
     const r = await runGuest(rs('mutex_condvar'));
-    assert.equal(r.stdout, 'consumed 100 items, sum 5050\ncounter 40000\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'consumed 100 items, sum 5050\ncounter 40000\n' });
   });
 
   test('barrier: 8 threads, 5 rounds, one leader per round', async () => {
     const r = await runGuest(rs('barrier'));
-    assert.equal(r.stdout, 'threads 8 rounds 5 all saw every write: true\nleaders 5\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'threads 8 rounds 5 all saw every write: true\nleaders 5\n' });
   });
 
   test('mpsc: 4 producers x 250 messages; sync_channel rendezvous', async () => {
     const r = await runGuest(rs('mpsc'));
-    assert.equal(r.stdout, 'received 1000 messages, per-producer order kept: true\nrendezvous sum of squares 385\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'received 1000 messages, per-producer order kept: true\nrendezvous sum of squares 385\n' });
   });
 
   test('thread_local: per-thread copies and TLS destructors at thread exit', async () => {
     const r = await runGuest(rs('thread_local'));
-    assert.equal(r.stdout, 'thread 0 counter 1000\nthread 1 counter 2000\nthread 2 counter 3000\n'
-      + 'thread 3 counter 4000\nmain counter 7\ntls destructors run 4\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'thread 0 counter 1000\nthread 1 counter 2000\nthread 2 counter 3000\n'
+      + 'thread 3 counter 4000\nmain counter 7\ntls destructors run 4\n' });
   });
 
   test('scoped: thread::scope borrows locals', async () => {
     const r = await runGuest(rs('scoped'));
-    assert.equal(r.stdout, 'partial sums [3126250, 9376250, 15626250, 21876250]\ntotal 50005000\n'
-      + 'buf [0, 10, 20, 30, 100, 101, 102, 103]\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'partial sums [3126250, 9376250, 15626250, 21876250]\ntotal 50005000\n'
+      + 'buf [0, 10, 20, 30, 100, 101, 102, 103]\n' });
   });
 
   test('many_threads: 1,000 short-lived threads in waves of 8 (workers reused)', async () => {
     const r = await runGuest(rs('many_threads'), { maxThreads: 16 });
-    assert.equal(r.stdout, 'threads 1000\ntotal 499500\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'threads 1000\ntotal 499500\n' });
   });
 
   test('sixteen_threads: 16 threads hashing together', async () => {
     const r = await runGuest(rs('sixteen_threads'));
-    assert.equal(r.stdout, SIXTEEN_THREADS_OUTPUT);
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: SIXTEEN_THREADS_OUTPUT });
   });
 
   test('exit_code: process::exit(42) from a thread while main is in join', async () => {
     const r = await runGuest(rs('exit_code'));
-    assert.equal(r.stdout, 'main waiting\nthread exiting with 42\n');
-    assert.equal(r.code, 42);
+    expectRun(r, { code: 42, stdout: 'main waiting\nthread exiting with 42\n' });
   });
 
   test('panic_join: a panic in a thread aborts the program (panic=abort on this target): 134', async () => {
@@ -88,28 +79,24 @@ describe('Rust guests: std::thread and std::sync', () => {
 describe('Rust guests: WASI', () => {
   test('args_env: argv and env', async () => {
     const r = await runGuest(rs('args_env'), { args: ['a1', 'b 2', 'ünï'], env: { SPINDLE_X: 'y', SPINDLE_A: 'b' } });
-    assert.equal(r.stdout, 'arg[0]=args_env.wasm\narg[1]=a1\narg[2]=b 2\narg[3]=ünï\n'
-      + 'env SPINDLE_A=b\nenv SPINDLE_X=y\nenv count 2\nHOME set: false\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'arg[0]=args_env.wasm\narg[1]=a1\narg[2]=b 2\narg[3]=ünï\n'
+      + 'env SPINDLE_A=b\nenv SPINDLE_X=y\nenv count 2\nHOME set: false\n' });
   });
 
   test('clocks: Instant monotonic, sleep on main and on a thread, SystemTime', async () => {
     const r = await runGuest(rs('clocks'));
-    assert.equal(r.stdout, 'instant monotonic: true\nslept at least 50ms: true\n'
-      + 'thread slept at least 20ms: true\nrealtime after 2020: true\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'instant monotonic: true\nslept at least 50ms: true\n'
+      + 'thread slept at least 20ms: true\nrealtime after 2020: true\n' });
   });
 
   test('random: RandomState seeds come from random_get, on main and on a thread', async () => {
     const r = await runGuest(rs('random'));
-    assert.equal(r.stdout, 'main: distinct hashes true\nthread: distinct hashes true\nmain and thread differ true\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'main: distinct hashes true\nthread: distinct hashes true\nmain and thread differ true\n' });
   });
 
   test('stdin_echo: read_to_string of stdin (UTF-8)', async () => {
     const r = await runGuest(rs('stdin_echo'), { stdin: 'hello\nwörld\n' });
-    assert.equal(r.stdout, 'bytes 13 lines 2\n> HELLO\n> WÖRLD\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'bytes 13 lines 2\n> HELLO\n> WÖRLD\n' });
   });
 });
 
@@ -125,13 +112,11 @@ describe('Rust guests built for plain wasm32-wasip1 (module-defined memory, no t
 
   test('args_env', async () => {
     const r = await runGuest(p1('args_env'), { args: ['x'], env: { SPINDLE_K: 'v' } });
-    assert.equal(r.stdout, 'arg[0]=args_env.wasm\narg[1]=x\nenv SPINDLE_K=v\nenv count 1\nHOME set: false\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'arg[0]=args_env.wasm\narg[1]=x\nenv SPINDLE_K=v\nenv count 1\nHOME set: false\n' });
   });
 
   test('stdin_echo', async () => {
     const r = await runGuest(p1('stdin_echo'), { stdin: 'a\nb\nc' });
-    assert.equal(r.stdout, 'bytes 5 lines 3\n> A\n> B\n> C\n');
-    assert.equal(r.code, 0);
+    expectRun(r, { code: 0, stdout: 'bytes 5 lines 3\n> A\n> B\n> C\n' });
   });
 });

@@ -121,6 +121,14 @@ export function assertNoJsStack(text) {
   assert.doesNotMatch(text, /^\s+at .*\.(m?js|ts):\d+/m, `output has a JavaScript stack trace:\n${text}`);
 }
 
+/**
+ * Asserts a run's exit code, stdout and stderr at once, so a failure shows all three (a wrong
+ * stdout usually comes with the explanation on stderr). stderr defaults to ''.
+ */
+export function expectRun(r, { code, stdout, stderr = '' }) {
+  assert.deepEqual({ code: r.code ?? r.status, stdout: r.stdout, stderr: r.stderr }, { code, stdout, stderr });
+}
+
 /** Splits text into lines, dropping the empty string after a final newline. */
 export function lines(text) {
   const l = text.split('\n');

@@ -16,7 +16,7 @@ static void poll_clocks(void) {
   subs[0].userdata = 111;
   subs[0].u.tag = __WASI_EVENTTYPE_CLOCK;
   subs[0].u.u.clock.id = __WASI_CLOCKID_MONOTONIC;
-  subs[0].u.u.clock.timeout = 200 * 1000000ull;  // 200 ms
+  subs[0].u.u.clock.timeout = 2000 * 1000000ull;  // 2 s: far enough that it never fires with the 5 ms one
   subs[1].userdata = 222;
   subs[1].u.tag = __WASI_EVENTTYPE_CLOCK;
   subs[1].u.u.clock.id = __WASI_CLOCKID_MONOTONIC;
