@@ -33,7 +33,7 @@ function usage(message) {
   if (message) process.stderr.write(`run.mjs: ${message}\n`);
   process.stderr.write('usage: node bench/runtime/run.mjs [--quick] [--runs N] [--out DIR] [--only '
     + `${EXPERIMENTS.map((e) => e.id).join(',')}]\n`);
-  process.exit(2);
+  process.exit(message ? 2 : 0);
 }
 
 function parseArgs(argv) {
