@@ -2,6 +2,8 @@
 //! `free_block`) touch only the calling thread's heap and the block's slab, no atomics on the local
 //! path; everything else is a never-inlined slow path.
 //!
+//! A heap also keeps up to `MAX_SPARES` empty slabs (any class) to reuse before asking the pool.
+//!
 //! Per class, a heap keeps two doubly linked lists of its slabs: *available* (head = `fast[c]`,
 //! the slab the fast path pops from; `EMPTY` when the list is empty) and *full* (slabs found with no
 //! free block, parked with NOTIFY set so the next remote free brings them back via `delayed`).
@@ -60,6 +62,9 @@ pub(crate) struct Heap {
     owner: AtomicUsize,
     pub(crate) allocated: Counter,
     pub(crate) freed: Counter,
+    /// Empty slabs kept for reuse (linked through `next`), `spare_count` of them.
+    pub(crate) spares: *mut Span,
+    pub(crate) spare_count: u32,
 }
 
 struct EmptySpan(UnsafeCell<Span>);
@@ -322,36 +327,94 @@ unsafe fn find_slab(h: *mut Heap, c: usize) -> *mut Span {
 #[inline(never)]
 unsafe fn new_slab(h: *mut Heap, c: usize) -> *mut Span {
     let info = CLASSES[c];
-    let s = {
+    // SAFETY: we own `h` and its spare slabs.
+    let mut s = unsafe { take_spare(h, info.chunks) };
+    if s.is_null() {
         let mut pool = POOL.lock();
-        let s = pool.take(info.chunks as usize, 1);
+        s = pool.take(info.chunks as usize, 1);
         if s.is_null() {
-            return null_mut();
+            // Out of memory: our spares of other lengths may coalesce into what we need.
+            // SAFETY: we own `h`'s spares.
+            unsafe { give_spares(h, &mut pool) };
+            s = pool.take(info.chunks as usize, 1);
+            if s.is_null() {
+                return null_mut();
+            }
         }
-        // SAFETY: `s` is a fresh record we own until published through the heap lists.
-        unsafe {
-            (*s).kind = SLAB;
-            (*s).class = c as u8;
-            (*s).block_size = info.size;
-            (*s).capacity = info.capacity;
-            (*s).used = 0;
-            (*s).free = null_mut();
-            (*s).bump = (*s).start;
-            (*s).bump_end = (*s).start + info.capacity as usize * info.size as usize;
-            (*s).thread_free.store(0, Ordering::Relaxed);
-            (*s).heap.store(h, Ordering::Release);
-            (*s).in_full = false;
-            (*s).zeroed = false;
-        }
+        // SAFETY: fresh record we own.
+        unsafe { (*s).kind = SLAB };
         pool.claim(s);
-        s
-    };
-    // SAFETY: we own `h` and the new slab.
+    }
+    // SAFETY: `s` is ours (fresh from the pool or a spare) until published through the heap lists;
+    // no block of it is out, so no other thread touches it.
     unsafe {
+        (*s).class = c as u8;
+        (*s).block_size = info.size;
+        (*s).capacity = info.capacity;
+        (*s).used = 0;
+        (*s).free = null_mut();
+        (*s).bump = (*s).start;
+        (*s).bump_end = (*s).start + info.capacity as usize * info.size as usize;
+        (*s).thread_free.store(0, Ordering::Relaxed);
+        (*s).heap.store(h, Ordering::Release);
+        (*s).in_full = false;
+        (*s).zeroed = false;
         avail_push_front(h, c, s);
         span::carve(&mut *s);
     }
     s
+}
+
+/// Most empty slabs a heap keeps for reuse (by any class of the same slab length) before giving
+/// them back to the pool: spares spare the pool lock and the chunk-map writes when a class
+/// oscillates between one and two slabs.
+const MAX_SPARES: u32 = 8;
+
+/// Keeps empty slab `s` (in no list) as a spare, or releases it when there are enough.
+unsafe fn park_spare(h: *mut Heap, s: *mut Span) {
+    // SAFETY: we own `h` and `s`.
+    unsafe {
+        if (*h).spare_count >= MAX_SPARES {
+            release(s);
+            return;
+        }
+        (*s).next = (*h).spares;
+        (*s).prev = null_mut();
+        (*h).spares = s;
+        (*h).spare_count += 1;
+    }
+}
+
+/// Gives all of `h`'s spare slabs back to the pool.
+unsafe fn give_spares(h: *mut Heap, pool: &mut crate::pool::Pool) {
+    // SAFETY: we own `h` and its spares.
+    unsafe {
+        while !(*h).spares.is_null() {
+            let s = (*h).spares;
+            (*h).spares = (*s).next;
+            pool.give(s);
+        }
+        (*h).spare_count = 0;
+    }
+}
+
+/// Unlinks and returns a spare slab of `chunks` chunks, or null.
+unsafe fn take_spare(h: *mut Heap, chunks: u32) -> *mut Span {
+    // SAFETY: we own `h` and its spares.
+    unsafe {
+        let mut link: *mut *mut Span = &mut (*h).spares;
+        while !(*link).is_null() {
+            let s = *link;
+            if (*s).chunks == chunks {
+                *link = (*s).next;
+                (*s).next = null_mut();
+                (*h).spare_count -= 1;
+                return s;
+            }
+            link = &mut (*s).next;
+        }
+        null_mut()
+    }
 }
 
 /// A local free found the slab empty or parked in the full list.
@@ -372,7 +435,7 @@ unsafe fn local_free_rare(h: *mut Heap, s: *mut Span) {
         }
         if (*s).used == 0 && !((*h).fast[c] == s && (*s).next.is_null()) {
             avail_remove(h, c, s);
-            release(s);
+            park_spare(h, s);
         }
     }
 }
@@ -446,6 +509,8 @@ unsafe fn heap_init() -> *mut Heap {
                 owner: AtomicUsize::new(0),
                 allocated: Counter::new(),
                 freed: Counter::new(),
+                spares: null_mut(),
+                spare_count: 0,
             });
         }
         pool.all_heaps = h;
@@ -485,7 +550,9 @@ pub(crate) unsafe fn flush(h: *mut Heap) {
     // SAFETY: we own `h` and its slabs.
     unsafe {
         process_delayed(h);
-        let mut empties: *mut Span = null_mut();
+        let mut empties: *mut Span = (*h).spares;
+        (*h).spares = null_mut();
+        (*h).spare_count = 0;
         for c in 0..NUM_CLASSES {
             let mut s = avail_head(h, c);
             while !s.is_null() {
@@ -547,11 +614,21 @@ pub(crate) unsafe fn alloc_large(size: usize, align: usize, zero: bool) -> *mut 
         None => return null_mut(),
     };
     let align_chunks = core::cmp::max(1, align / CHUNK);
+    // Looked up before taking the lock: the lookup may take it itself (thread map overflow).
+    let h = current();
     let (p, zeroed) = {
         let mut pool = POOL.lock();
-        let s = pool.take(chunks, align_chunks);
+        let mut s = pool.take(chunks, align_chunks);
         if s.is_null() {
-            return null_mut();
+            // Out of memory: give our spare slabs back (they may coalesce) and try once more.
+            if !h.is_null() {
+                // SAFETY: the calling thread owns its heap.
+                unsafe { give_spares(h, &mut pool) };
+                s = pool.take(chunks, align_chunks);
+            }
+            if s.is_null() {
+                return null_mut();
+            }
         }
         // SAFETY: fresh record we own.
         let zeroed = unsafe {

@@ -119,6 +119,16 @@ pub fn validate_heap() -> Result<(), &'static str> {
                 s = (*s).next;
             }
         }
+        let mut n = 0;
+        let mut s = (*h).spares;
+        while !s.is_null() {
+            check!((*s).kind == SLAB && (*s).used == 0, "spare slab in use");
+            check!((*s).heap.load(Ordering::Relaxed) == h, "spare slab of another heap");
+            check!((*s).thread_free.load(Ordering::Relaxed) == 0, "spare slab with pending frees");
+            n += 1;
+            s = (*s).next;
+        }
+        check!(n == (*h).spare_count, "spare_count != number of spares");
     }
     Ok(())
 }
