@@ -82,6 +82,20 @@ describe('CLI: flags and arguments', () => {
     expectRun(r, { code: 0, stdout: 'pthread_create failed: EAGAIN\ncreated 4 threads, joined all\ncreate after join: ok\n' });
   });
 
+  test('--main-thread runs _start on the CLI thread', () => {
+    const r = runCli(['run', '--main-thread', c('threads4')], { timeoutMs: 30_000 });
+    assert.match(r.stdout, /total 500000500000\n$/);
+    assert.equal(r.status, 0);
+  });
+
+  test('--main-thread: exit() from a thread while main waits in pthread_join ends the CLI', {
+    todo: '--main-thread: a thread\'s exit cannot wake the CLI thread blocked in a wasm wait; the CLI hangs',
+  }, () => {
+    const r = runCli(['run', '--main-thread', c('exit_in_thread')], { timeoutMs: 10_000 });
+    assert.equal(r.signal, null, 'CLI hung');
+    assert.equal(r.status, 7);
+  });
+
   test('stdin is the CLI process stdin', () => {
     const input = 'first line\nsecond\nthird\n';
     const r = runCli(['run', c('stdin_read')], { input });

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as modules from './fixtures/modules.mjs';
 import {
-  assertChildEnded, assertNoJsStack, assertOneLineError, exitGuard, guest, runApiInChild, runCli, runGuest,
+  assertChildEnded, assertNoJsStack, assertOneLineError, exitGuard, expectRun, guest, runApiInChild, runCli, runCliAsync,
+  runGuest,
 } from './helpers.mjs';
 
 exitGuard(after);
@@ -91,6 +92,33 @@ describe('traps: exit 134, message names the thread and the trap', () => {
   });
 });
 
+describe('traps in busy programs', () => {
+  test('API: a trap while 4 other threads spin without calling the host -> 134 at once', async () => {
+    const r = await runGuest(c('trap_while_busy'), {}, 30_000);
+    assert.equal(r.code, 134);
+    assert.equal(r.stdout, '4 threads spinning; trapping\n');
+    assert.match(r.stderr, /\bthread 5\b/);
+    assert.match(r.stderr, /unreachable/);
+  });
+
+  test('CLI: a trap while other threads spin -> 134 and the process ends', () => {
+    const r = runCli(['run', c('trap_while_busy')], { timeoutMs: 30_000 });
+    assert.equal(r.signal, null, 'CLI did not end: spinning threads kept it alive');
+    assert.equal(r.status, 134);
+    assert.match(r.stderr, /\bthread 5\b/);
+  });
+
+  test('API: unbounded recursion in a thread exhausts the call stack -> 134, named as a trap of that thread', async () => {
+    // wasmtime: "wasm trap: call stack exhausted", 134. V8 raises a RangeError for this.
+    const r = await runGuest(c('stack_overflow'), {}, 30_000);
+    assert.equal(r.code, 134);
+    assert.equal(r.stdout, 'recursing\n');
+    assert.match(r.stderr, /\bthread 1\b/);
+    assert.match(r.stderr, /call stack|stack size|stack overflow/i);
+    assertNoJsStack(r.stderr);
+  });
+});
+
 describe('proc_exit from any thread ends the program with its code', () => {
   test('API: exit(7) from a thread while main blocks in pthread_join on a thread that never ends', async () => {
     const r = await runGuest(c('exit_in_thread'));
@@ -132,6 +160,12 @@ describe('main returning ends the program with 0 while other threads still run (
     assertChildEnded(r);
     assert.equal(r.status, 0);
     assert.equal(r.code, 0);
+  });
+
+  test('CLI: main returns while a thread blocks reading a stdin that stays open -> 0, the process ends', async () => {
+    const r = await runCliAsync(['run', c('exit_while_reading')], { input: null, timeoutMs: 30_000 });
+    assert.equal(r.signal, null, 'CLI did not end: the blocked stdin reader kept it alive');
+    expectRun(r, { code: 0, stdout: 'main returns while a thread waits for stdin\n' });
   });
 
   test('CLI: exit status 0 and the process ends', () => {

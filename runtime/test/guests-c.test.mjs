@@ -97,6 +97,19 @@ describe('C guests: output', () => {
   });
 });
 
+describe('C guests: memory', () => {
+  test('grow_memory: threads grow the shared memory and write from the new region; stdin lands in grown memory', async () => {
+    const input = new Uint8Array(3 << 20).fill(0x41);
+    input[input.length - 1] = 0x7a;
+    const r = await runGuest(c('grow_memory'), { stdin: input });
+    expectRun(r, {
+      code: 0,
+      stdout: 'thread 0 block sum 397312\nthread 1 block sum 401408\nthread 2 block sum 405504\n'
+        + 'thread 3 block sum 409600\nstdin into grown memory: 3145728 bytes, last byte 122\n',
+    });
+  });
+});
+
 describe('C guests: WASI', () => {
   test('args_env: argv (UTF-8 byte lengths) and environ in the given order', async () => {
     const r = await runGuest(c('args_env'), {

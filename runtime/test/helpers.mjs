@@ -91,7 +91,10 @@ export function runCli(args, { input = '', timeoutMs = RUN_TIMEOUT_MS, env } = {
   return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, error: r.error };
 }
 
-/** Like runCli, but asynchronous (lets several CLI runs of one test file overlap). */
+/**
+ * Like runCli, but asynchronous (lets several CLI runs of one test file overlap).
+ * `input: null` leaves the child's stdin pipe open (no data, no end of file) until it exits.
+ */
 export function runCliAsync(args, { input = '', timeoutMs = RUN_TIMEOUT_MS } = {}) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [cliPath, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -103,7 +106,8 @@ export function runCliAsync(args, { input = '', timeoutMs = RUN_TIMEOUT_MS } = {
       clearTimeout(timer);
       resolve({ status, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
     });
-    child.stdin.end(input);
+    child.stdin.on('error', () => {}); // EPIPE when the program ends without reading
+    if (input !== null) child.stdin.end(input);
   });
 }
 
