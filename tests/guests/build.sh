@@ -17,6 +17,8 @@ mkdir -p "$out/c/.tmp" "$out/rust" "$out/rust-wasip1"
 # --- C: one job per stale program, at most $jobs at a time.
 jobs=$(nproc 2>/dev/null || echo 2)
 cc="$repo/tools/wasi-cc"
+# Make sure the sysroot exists before the parallel compiles (each would otherwise try to build it).
+[ -n "${WASI_SDK_PATH:-}" ] || "$repo/tools/wasi-sysroot.sh" >/dev/null
 pids=() fails=0
 for src in "$here"/c/*.c; do
   name=$(basename "$src" .c)
