@@ -21,7 +21,8 @@ Options (before PROGRAM.wasm; everything after it goes to the program):
   --env NAME=VALUE      set an environment variable (repeatable); --env NAME passes the host's value
   --threads N           workers started ahead of the first thread spawn (default: cores)
   --max-threads N       most threads alive at once; past it pthread_create fails with EAGAIN (default 512)
-  --main-thread         run _start on the calling thread instead of a worker
+  --main-thread         run _start on the calling thread instead of a worker (always done
+                        for programs that cannot spawn threads)
   --no-optimize         compile with V8's baseline tier first (faster start, slower long loops)
   -h, --help            show this help
   --version             print spindle's version
@@ -101,6 +102,10 @@ async function main(): Promise<void> {
   if (parsed === 'version') { writeSync(1, '0.1.0\n'); process.exit(0); }
   try {
     const program = await load(parsed.program, parsed.options);
+    // A program that cannot spawn threads gains nothing from a worker: run it right here (no
+    // worker to boot; the CLI's main thread has nothing else to do). Threaded programs keep
+    // _start on a worker, where an exit from any thread can always end the program.
+    if (!program.usesThreads) parsed.options.runOnCallingThread = true;
     const code = await createProgram(program, parsed.options).start();
     process.exit(code);
   } catch (e) {

@@ -12,6 +12,8 @@
  *   MAX_SLOTS  capacity of the slot table = the pool maximum (+1 for the main worker)
  *   IDLE_LOCK  spin lock protecting IDLE_COUNT and the idle stack
  *   IDLE_COUNT number of slot indices on the idle stack
+ *   PREPARING  workers between the end of a thread and their return to the idle stack
+ *              (instantiating for the next thread)
  *   OUT_SEQ    bumped when a thread needs the main thread (output written, stdin wanted);
  *              the main thread waits on it
  *   IDLE_STACK MAX_SLOTS words: slots whose worker is waiting (or still booting) for work
@@ -31,6 +33,7 @@ export const MAX_SLOTS = 4;
 export const IDLE_LOCK = 5;
 export const IDLE_COUNT = 6;
 export const OUT_SEQ = 7;
+export const PREPARING = 8;
 const HEADER_WORDS = 16;
 const SLOT_WORDS = 4;
 
@@ -102,7 +105,26 @@ export class Control {
     this.words[this.idle(n)] = slot;
     this.words[IDLE_COUNT] = n + 1;
     this.unlock();
+    Atomics.notify(this.words, IDLE_COUNT);
   }
+
+  /**
+   * Takes a slot off the idle stack; if none is idle but a worker is about to be (it is
+   * instantiating for its next thread, ~0.1-0.3 ms), waits up to `waitMs` for it rather than
+   * growing the pool by a new worker (tens of ms to boot). Returns -1 when none came.
+   */
+  popIdleOrSoon(waitMs: number): number {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const slot = this.popIdle();
+      if (slot >= 0 || Atomics.load(this.words, PREPARING) === 0 || Date.now() >= deadline) return slot;
+      Atomics.wait(this.words, IDLE_COUNT, 0, 0.5);
+    }
+  }
+
+  /** A worker's thread ended: it is preparing its next instance (undone by pushIdle's caller). */
+  beginPreparing(): void { Atomics.add(this.words, PREPARING, 1); }
+  endPreparing(): void { Atomics.sub(this.words, PREPARING, 1); }
 
   /** Takes a slot off the idle stack, or returns -1 when none is idle. */
   popIdle(): number {

@@ -143,7 +143,7 @@ function spawnThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: 
     throw new ExitSignal(1);
   }
   if (ctl.exited) return -1;
-  let slot = ctl.popIdle();
+  let slot = ctl.popIdleOrSoon(2);
   const grow = slot < 0;
   if (grow) slot = ctl.reserveSlot();
   if (slot < 0) return -6; // EAGAIN: the pool is at its maximum

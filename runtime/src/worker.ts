@@ -29,7 +29,7 @@ export function serve(init: WorkerInit, platform: Platform): void {
     // Back on the idle stack only once the next instance is ready, so a spawn never lands on a
     // worker that is still instantiating while another one is ready. (The creator of this
     // worker put the slot on the stack, or commanded it, before the first round.)
-    if (!first) ctl.pushIdle(init.slot);
+    if (!first) { ctl.pushIdle(init.slot); ctl.endPreparing(); }
     while (Atomics.load(ctl.words, cmdWord) === CMD_NONE) Atomics.wait(ctl.words, cmdWord, CMD_NONE);
     if (ctl.exited) return;
     const cmd = Atomics.load(ctl.words, cmdWord);
@@ -37,6 +37,7 @@ export function serve(init: WorkerInit, platform: Platform): void {
     const arg = ctl.words[ctl.slotWord(init.slot, 2)]!;
     Atomics.store(ctl.words, cmdWord, CMD_NONE);
     if (!runThread(thread, ctl, stdio, cmd === CMD_RUN_MAIN ? 0 : tid, arg)) return;
+    ctl.beginPreparing();
   }
 }
 
