@@ -194,17 +194,14 @@ impl<T: ?Sized> Mutex<T> {
 
 // ---- waiting policy -------------------------------------------------------------------------
 
-#[cfg(not(feature = "shuttle"))]
 static CAN_WAIT: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
 
 /// Installs the hook that tells whether the calling thread may block (wasm: the browser main
 /// thread may not). Without a hook every thread may block where the platform can block.
-#[cfg(not(feature = "shuttle"))]
 pub fn set_can_wait(hook: fn() -> bool) {
     CAN_WAIT.store(hook as usize, Relaxed);
 }
 
-#[cfg(not(feature = "shuttle"))]
 #[allow(dead_code)]
 fn can_wait() -> bool {
     let h = CAN_WAIT.load(Relaxed);

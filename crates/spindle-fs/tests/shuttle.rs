@@ -1,0 +1,108 @@
+//! The lock protocols of rename and unlink-while-open under shuttle's randomized scheduler
+//! (every atomic of `sync.rs` is a scheduling point). Run with
+//! `cargo test -p spindle-fs --release --features shuttle --test shuttle`
+//! (`SPINDLE_SHUTTLE_ITERS` sets iterations per test, default 2000).
+#![cfg(feature = "shuttle")]
+
+mod common;
+use common::*;
+use shuttle::thread;
+use spindle_fs::*;
+use std::sync::Arc;
+
+fn iters() -> usize {
+    std::env::var("SPINDLE_SHUTTLE_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(2000)
+}
+
+fn check(f: impl Fn() + Send + Sync + 'static) {
+    shuttle::check_random(f.clone_box(), iters());
+    shuttle::check_pct(f, iters(), 3);
+}
+
+trait CloneBox: Fn() + Send + Sync + 'static + Sized {
+    fn clone_box(&self) -> impl Fn() + Send + Sync + 'static;
+}
+impl<F: Fn() + Send + Sync + 'static> CloneBox for F {
+    fn clone_box(&self) -> impl Fn() + Send + Sync + 'static {
+        let p: *const F = self;
+        let p = p as usize;
+        // SAFETY: `check` keeps `f` alive until both checkers have returned.
+        move || unsafe { (*(p as *const F))() }
+    }
+}
+
+/// Two renames between the same two directories in opposite directions, plus a rmdir and a
+/// rename that would make a cycle: never a deadlock, never a cycle, counts stay right.
+#[test]
+fn cross_directory_renames() {
+    check(|| {
+        let (fs, root) = fresh();
+        for d in ["a", "b", "a/x", "b/y"] {
+            fs.path_create_directory(root, d.as_bytes()).unwrap();
+        }
+        let fs = Arc::new(fs);
+        let ops: [(&[u8], &[u8]); 4] = [(b"a/x", b"b/x"), (b"b/y", b"a/y"), (b"a", b"b/y/a"), (b"b", b"a/x/b")];
+        let hs: Vec<_> = ops
+            .into_iter()
+            .map(|(p, q)| {
+                let fs = fs.clone();
+                thread::spawn(move || {
+                    let _ = fs.path_rename(root, p, root, q);
+                })
+            })
+            .collect();
+        let _ = fs.path_remove_directory(root, b"a/x");
+        for h in hs {
+            h.join().unwrap();
+        }
+        fs.check_invariants().unwrap();
+    });
+}
+
+/// A reader never sees the target name missing while a rename replaces it.
+#[test]
+fn rename_replace_is_atomic() {
+    check(|| {
+        let (fs, root) = fresh();
+        fs.path_create_directory(root, b"d").unwrap();
+        create(&fs, root, "d/target", b"old");
+        create(&fs, root, "tmp", b"new");
+        let fs = Arc::new(fs);
+        let f2 = fs.clone();
+        let h = thread::spawn(move || f2.path_rename(root, b"tmp", root, b"d/target").unwrap());
+        let v = read(&fs, root, "d/target").expect("target missing mid-rename");
+        assert!(v == b"old" || v == b"new");
+        h.join().unwrap();
+        assert_eq!(read(&fs, root, "d/target").unwrap(), b"new");
+        fs.check_invariants().unwrap();
+    });
+}
+
+/// Unlink (and a rename over the name) while another thread has the file open and writes.
+#[test]
+fn unlink_while_open() {
+    check(|| {
+        let (fs, root) = fresh();
+        create(&fs, root, "f", b"");
+        create(&fs, root, "g", b"gg");
+        let fs = Arc::new(fs);
+        let (f2, f3) = (fs.clone(), fs.clone());
+        let w = thread::spawn(move || {
+            if let Ok(fd) = f2.path_open(root, FOLLOW, b"f", 0, RW, RW, fdflags::APPEND) {
+                f2.fd_write(fd, &[b"abc"]).unwrap();
+                let mut b = [0u8; 8];
+                let n = f2.fd_pread(fd, &mut [&mut b], 0).unwrap();
+                assert!(&b[..n] == b"abc" || &b[..n] == b"gg" || b[..n].ends_with(b"abc"));
+                f2.fd_close(fd).unwrap();
+            }
+        });
+        let u = thread::spawn(move || {
+            let _ = f3.path_unlink_file(root, b"f");
+        });
+        let _ = fs.path_rename(root, b"g", root, b"f");
+        w.join().unwrap();
+        u.join().unwrap();
+        assert_eq!(fs.open_fds(), 1);
+        fs.check_invariants().unwrap();
+    });
+}
