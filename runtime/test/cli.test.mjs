@@ -139,6 +139,13 @@ describe('CLI: output', () => {
     }
   });
 
+  test('1 MiB of stdout to a reader that stalls for 1 s (the pipe fills up): nothing lost', async () => {
+    const r = await runCliAsync(['run', c('large_output')], { stallStdoutMs: 1000 });
+    assert.equal(r.status, 0);
+    assert.equal(r.stdout.length, 1 << 20);
+    assert.equal(lines(r.stdout).length, 16384);
+  });
+
   test('lines from 8 threads on stdout and stderr: whole lines, each thread in order', () => {
     const r = runCli(['run', c('interleave')]);
     assert.equal(r.status, 0);

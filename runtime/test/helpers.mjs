@@ -94,12 +94,18 @@ export function runCli(args, { input = '', timeoutMs = RUN_TIMEOUT_MS, env } = {
 /**
  * Like runCli, but asynchronous (lets several CLI runs of one test file overlap).
  * `input: null` leaves the child's stdin pipe open (no data, no end of file) until it exits.
+ * `stallStdoutMs` stops reading the child's stdout for that long at the start (a full pipe).
  */
-export function runCliAsync(args, { input = '', timeoutMs = RUN_TIMEOUT_MS } = {}) {
+export function runCliAsync(args, { input = '', timeoutMs = RUN_TIMEOUT_MS, stallStdoutMs = 0 } = {}) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [cliPath, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     const out = [], err = [];
     child.stdout.on('data', (c) => out.push(c));
+    if (stallStdoutMs > 0) {
+      // A slow reader: the pipe fills up and the program's writes must wait, not fail or drop.
+      child.stdout.pause();
+      setTimeout(() => child.stdout.resume(), stallStdoutMs);
+    }
     child.stderr.on('data', (c) => err.push(c));
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     child.on('close', (status, signal) => {
