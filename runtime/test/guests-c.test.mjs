@@ -47,6 +47,16 @@ describe('C guests: threads', () => {
     assert.equal(r.code, 0);
   });
 
+  test('nested_spawn: threads spawn threads while their parents wait in pthread_join (31 threads)', async () => {
+    const r = await runGuest(c('nested_spawn'));
+    expectRun(r, { code: 0, stdout: 'threads in the tree (main included): 31\n' });
+  });
+
+  test('nested_spawn with threads: 0: every worker is started by a spawned thread', async () => {
+    const r = await runGuest(c('nested_spawn'), { threads: 0 });
+    expectRun(r, { code: 0, stdout: 'threads in the tree (main included): 31\n' });
+  });
+
   test('eagain: past maxThreads pthread_create fails with EAGAIN; slots are reused after join', async () => {
     const r = await runGuest(c('eagain'), { maxThreads: 4 });
     expectRun(r, { code: 0, stdout: 'pthread_create failed: EAGAIN\ncreated 4 threads, joined all\ncreate after join: ok\n' });
@@ -114,11 +124,11 @@ describe('C guests: WASI', () => {
   test('args_env: argv (UTF-8 byte lengths) and environ in the given order', async () => {
     const r = await runGuest(c('args_env'), {
       args: ['a1', 'héllo wörld', ''],
-      env: { SPINDLE_X: 'y', SPINDLE_A: 'b=c', OTHER: 'z' },
+      env: { SPINDLE_X: 'y', SPINDLE_A: 'b=c', SPINDLE_U: 'ü€😀', OTHER: 'z' },
     });
     expectRun(r, { code: 0, stdout: 'argc 4\nargv[0]=args_env.wasm (13 bytes)\nargv[1]=a1 (2 bytes)\n'
       + 'argv[2]=héllo wörld (13 bytes)\nargv[3]= (0 bytes)\n'
-      + 'env SPINDLE_X=y\nenv SPINDLE_A=b=c\nenv count 3\n' });
+      + 'env SPINDLE_X=y\nenv SPINDLE_A=b=c\nenv SPINDLE_U=ü€😀\nenv count 4\n' });
   });
 
   test('args_env: argv0 override and env as a list', async () => {
