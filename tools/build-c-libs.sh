@@ -23,3 +23,16 @@ cargo build -q --release --target $target -p spindle-alloc-c --features validate
 cp target/validate/$target/release/libspindle_alloc_c.a "$prefix/lib/libspindle-alloc-validate.a"
 cp crates/spindle-alloc-c/include/spindle.h "$prefix/include/spindle.h"
 echo "$prefix"
+
+# ---- spindle-wasi-fs (in-program filesystem; owner: issue 5 part i) ---------------------------
+#   lib/libspindle-fs.a   the in-program filesystem alone (allocates with the program's malloc)
+#   lib/libspindle.a      filesystem + spindle-alloc's malloc family in one archive
+#   include/spindle-fs.h  spindle_fs_mount(), SPINDLE_FS_FD_BASE
+# Built with blocking lock waits (memory.atomic.wait32), which needs RUSTC_BOOTSTRAP=1 on stable.
+RUSTC_BOOTSTRAP=1 cargo build -q --release --target $target -p spindle-wasi-fs-c --features wasm-wait \
+  --target-dir target/wasi-fs
+cp target/wasi-fs/$target/release/libspindle_wasi_fs_c.a "$prefix/lib/libspindle-fs.a"
+RUSTC_BOOTSTRAP=1 cargo build -q --release --target $target -p spindle-wasi-fs-c --features wasm-wait,alloc \
+  --target-dir target/wasi-fs-alloc
+cp target/wasi-fs-alloc/$target/release/libspindle_wasi_fs_c.a "$prefix/lib/libspindle.a"
+cp crates/spindle-wasi-fs/include/spindle-fs.h "$prefix/include/spindle-fs.h"

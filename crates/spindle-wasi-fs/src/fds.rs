@@ -1,0 +1,57 @@
+//! The fd number scheme: which world (host or spindle) an fd belongs to.
+//!
+//! Two fd tables exist side by side and never share a number:
+//! - **host fds** are `0 .. FD_BASE`: stdio (0-2), the host's preopens (3..) and everything the
+//!   host opens beneath them. They pass through unchanged to the host's imports.
+//! - **spindle fds** are `FD_BASE + n`, where `n` is the number in spindle-fs's own table
+//!   (which starts at 3). `FD_BASE` is 2^30, so both ranges are positive C `int`s and a host
+//!   would need a billion open fds to collide.
+//!
+//! Routing is one comparison, so forwarding costs nothing on the stdio path. A negative fd (as
+//! u32 above 2^31) routes to spindle, whose table answers EBADF.
+//!
+//! Calls that name two fds (`path_rename`, `path_link`) across the two worlds answer EXDEV
+//! (they are different devices); `fd_renumber` across them answers EBADF (a number of one world
+//! cannot be given to the other; wasi-libc only renumbers within one).
+
+use spindle_fs::Fd;
+
+/// First spindle fd number.
+pub const FD_BASE: u32 = 1 << 30;
+
+/// Where a guest fd lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Route {
+    Host,
+    Spindle(Fd),
+}
+
+/// Classifies a guest fd.
+#[inline(always)]
+pub(crate) fn route(fd: i32) -> Route {
+    let fd = fd as u32;
+    if fd < FD_BASE {
+        Route::Host
+    } else {
+        Route::Spindle(fd - FD_BASE)
+    }
+}
+
+/// The guest number of spindle-fs's fd `n`.
+#[inline(always)]
+pub(crate) fn guest(n: Fd) -> i32 {
+    (FD_BASE + n) as i32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges() {
+        assert_eq!(route(0), Route::Host);
+        assert_eq!(route((FD_BASE - 1) as i32), Route::Host);
+        assert_eq!(route(guest(3)), Route::Spindle(3));
+        assert!(matches!(route(-1), Route::Spindle(n) if n >= FD_BASE));
+    }
+}

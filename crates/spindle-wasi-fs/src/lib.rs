@@ -1,0 +1,52 @@
+//! spindle-wasi-fs: the in-program filesystem for wasm32-wasip1-threads, by static
+//! interposition.
+//!
+//! wasi-libc (and through it Rust std) makes every WASI call through an undefined symbol named
+//! `__imported_wasi_snapshot_preview1_<call>`. This crate DEFINES those symbols for every
+//! filesystem call of preview1 (31 `fd_*`/`path_*` calls and `poll_oneoff`), so wasm-ld
+//! resolves them here and emits no host import for them. Files then live in spindle-fs, in the
+//! program's shared linear memory, and every thread reaches them directly, with no host call.
+//!
+//! - fds: host fds (`0 .. 2^30`: stdio, the host's preopens and what it opens) are forwarded to
+//!   the host's real imports (`host.rs`, under this crate's own symbol names); spindle's fds are
+//!   `2^30 + n` (`fds.rs`).
+//! - Preopens: the host's stay where they are; spindle's memory mounts (default `/tmp`, or the
+//!   comma-separated `SPINDLE_FS_MOUNTS`, or [`mount`]/`spindle_fs_mount()` at run time) are
+//!   registered with wasi-libc by a constructor (`state.rs`).
+//! - Threads: one [`spindle_fs::Fs`] for the process; its locks spin, or block in
+//!   `memory.atomic.wait32` with the `wasm-wait` feature ([`set_can_wait`] tells it which
+//!   threads may block).
+//! - Allocation: through the program's global allocator (Rust: whatever the program uses; C:
+//!   the archive's allocator shim calls `malloc`, i.e. wasi-libc's or spindle-alloc's).
+//!
+//! Use from Rust: depend on this crate and write `use spindle_wasi_fs as _;` once (the crate
+//! must be linked for its symbols to exist). From C: link `libspindle-fs.a` or `libspindle.a`
+//! (crate `spindle-wasi-fs-c`). Check the result with `spindle check prog.wasm`.
+//!
+//! Layout: `host` (the real imports), `fds` (the fd scheme), `mem` (program pointers), `state`
+//! (the global Fs, mounts, preopens), `fd_calls`, `path_calls`, `poll` (the interposed calls).
+//! On targets other than wasm32 only the fd scheme compiles (for unit tests).
+
+#![no_std]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+extern crate alloc;
+
+pub mod fds;
+#[cfg(target_arch = "wasm32")]
+mod fd_calls;
+#[cfg(target_arch = "wasm32")]
+mod host;
+#[cfg(target_arch = "wasm32")]
+mod mem;
+#[cfg(target_arch = "wasm32")]
+mod path_calls;
+#[cfg(target_arch = "wasm32")]
+mod poll;
+#[cfg(target_arch = "wasm32")]
+mod state;
+
+pub use fds::FD_BASE;
+pub use spindle_fs::set_can_wait;
+#[cfg(target_arch = "wasm32")]
+pub use state::{fs, mount, spindle_fs_mount};
