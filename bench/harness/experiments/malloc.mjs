@@ -1,0 +1,110 @@
+/**
+ * The malloc experiment (issue 3), adapted from bench/alloc without changing it: its build script
+ * (bench/alloc/build.sh -> build/bench/alloc/*.wasm, c_native) and its programs' result line
+ * (`RESULT workload=.. threads=.. ops=.. ms=.. mem_kb=..`) are the interface. The harness runs
+ * the configurations itself, interleaved, in the same session as everything else, so the ratios
+ * against wasi-libc's dlmalloc are fair. (bench/alloc/run.mjs remains the allocator's own, more
+ * complete benchmark: cross-thread free, larson, code size.)
+ *
+ * HOOK: when bench/alloc/experiment.mjs exists (an experiment module with id, title, notes,
+ * run(ctx), goals(rows), like bench/runtime's), the registry uses it instead of this adapter.
+ *
+ * The programs print no checksum: a run counts when it exits 0 and its result line names the
+ * workload, thread count and number of operations that were asked for.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { measure, parseLine, withRatios } from '../../runtime/lib/measure.mjs';
+import { unavailableRows } from '../rows.mjs';
+import { wasmtimeCommand } from '../../math/experiment.mjs';
+
+export const id = 'malloc';
+export const title = 'malloc: time vs threads (wasi-libc dlmalloc vs spindle-alloc vs mimalloc, and native)';
+export const needs = ['programs', 'wasmtime'];
+
+export const notes = [
+  'Workload (a) ring: T threads share a fixed total of malloc/free pairs, each keeping a ring of 256 live blocks of 8..1024 bytes; '
+    + '(d) article: the reference article\'s shape, a ring of 1,024 blocks of 1000..2023 bytes (fewer pairs than its 100M).',
+  'The wasm configurations run on the spindle CLI (optimizing tier up front) and, for C, on wasmtime 46.',
+  'ms is measured inside the program around the workload; mem_kb is the linear memory at the end on wasm (it only grows) and peak RSS natively.',
+  'Verification: exit 0 and a result line naming the requested workload, threads and operation count (the program prints no checksum).',
+  'bench/alloc/run.mjs is the allocator\'s complete benchmark (cross-thread free, larson, code size); this is the part the harness compares across hosts.',
+];
+
+export const charts = [
+  { file: 'malloc-ring.svg', kind: 'lines', title: 'malloc, workload (a) ring: time vs threads', metric: 'ms', filter: (r) => r.variant.startsWith('ring') },
+  { file: 'malloc-article.svg', kind: 'lines', title: 'malloc, workload (d) article: time vs threads', metric: 'ms', filter: (r) => r.variant.startsWith('article') },
+];
+
+const METRICS = [{ key: 'ms', unit: 'ms' }, { key: 'mem_kb', unit: 'KiB' }];
+
+/** Why the experiment cannot run, or undefined. */
+export function unavailable(ctx) {
+  if (!existsSync(join(ctx.repo, 'bench', 'alloc', 'build.sh'))) return 'not available yet (issue 3): bench/alloc/build.sh does not exist';
+  return undefined;
+}
+
+export async function run(ctx) {
+  const out = join(ctx.repo, 'build', 'bench', 'alloc');
+  ctx.log('malloc: building the configurations (bench/alloc/build.sh)');
+  const b = spawnSync('bash', [join(ctx.repo, 'bench', 'alloc', 'build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (b.status !== 0) throw new Error(`bench/alloc/build.sh failed (exit ${b.status}): ${(b.stderr || b.stdout).trim().split('\n').slice(-3).join(' | ')}`);
+  const mimallocSo = ['/usr/lib/x86_64-linux-gnu/libmimalloc.so.2', '/usr/lib/x86_64-linux-gnu/libmimalloc.so'].find((p) => existsSync(p));
+  const spindle = (wasm) => (args) => ctx.commands.spindle(join(out, wasm), args);
+  const configs = [
+    { config: 'c-dlmalloc', file: 'c_dlmalloc.wasm', cmd: spindle('c_dlmalloc.wasm'), note: 'C, wasi-libc dlmalloc, spindle CLI (the baseline)' },
+    { config: 'c-spindle', file: 'c_spindle.wasm', cmd: spindle('c_spindle.wasm'), note: 'C, spindle-alloc C archive, spindle CLI' },
+    { config: 'rust-default', file: 'rust_default.wasm', cmd: spindle('rust_default.wasm'), note: 'Rust, default allocator (dlmalloc), spindle CLI' },
+    { config: 'rust-spindle', file: 'rust_spindle.wasm', cmd: spindle('rust_spindle.wasm'), note: 'Rust, spindle-alloc #[global_allocator], spindle CLI' },
+    { config: 'rust-mimalloc', file: 'rust_mimalloc.wasm', cmd: spindle('rust_mimalloc.wasm'), note: 'Rust, mimalloc crate built for wasm32-wasip1-threads, spindle CLI' },
+    { config: 'c-dlmalloc-wasmtime', file: 'c_dlmalloc.wasm', wasmtime: true, note: 'C, wasi-libc dlmalloc, wasmtime 46' },
+    { config: 'c-spindle-wasmtime', file: 'c_spindle.wasm', wasmtime: true, note: 'C, spindle-alloc, wasmtime 46' },
+    { config: 'native-glibc', file: 'c_native', cmd: (args) => [join(out, 'c_native'), args], note: 'C natively, glibc malloc (clang -O2)' },
+    { config: 'native-mimalloc', file: 'c_native', cmd: (args) => ['env', [`LD_PRELOAD=${mimallocSo}`, join(out, 'c_native'), ...args]],
+      missing: mimallocSo ? undefined : 'libmimalloc.so not installed (apt-get install libmimalloc2.0)', note: 'C natively, mimalloc through LD_PRELOAD' },
+  ];
+  const threads = ctx.threads.filter((t) => [1, 2, 4].includes(t));
+  const workloads = ctx.quick
+    ? [{ name: 'ring', total: 1_000_000 }]
+    : [{ name: 'ring', total: 4_000_000 }, { name: 'article', total: 10_000_000 }];
+  const rows = [];
+  for (const w of workloads) {
+    for (const t of threads.length ? threads : [1, 2, 4]) {
+      const args = [w.name, String(t), String(w.total)];
+      const spec = { experiment: id, variant: `${w.name} T=${t}`, baseline: 'c-dlmalloc', metrics: METRICS };
+      const check = (r) => {
+        const f = parseLine(r.stdout, 'RESULT ');
+        if (f.workload !== w.name || Number(f.threads) !== t || Number(f.ops) !== w.total) {
+          throw new Error(`result line does not match the request (${args.join(' ')}): ${JSON.stringify(f)}`);
+        }
+        return { ms: Number(f.ms), mem_kb: Number(f.mem_kb) };
+      };
+      const runnable = [], missing = [];
+      for (const c of configs) {
+        const why = c.missing ?? (!existsSync(join(out, c.file)) ? `${c.file} was not built by bench/alloc/build.sh` : undefined)
+          ?? (c.wasmtime && !ctx.wasmtime.exe ? ctx.wasmtime.unavailable : undefined);
+        if (why) { missing.push({ ...c, why }); continue; }
+        const cmd = c.wasmtime ? wasmtimeCommand(ctx.wasmtime.exe, join(out, c.file), args) : c.cmd(args);
+        runnable.push({ config: c.config, cmd, check, note: c.note });
+      }
+      ctx.log(`malloc ${w.name} T=${t} (${w.total} pairs)`);
+      rows.push(...await measure(ctx, { ...spec, configs: runnable, timeoutMs: 300_000 }));
+      for (const c of missing) rows.push(...unavailableRows({ ...spec, config: c.config, reason: c.why, note: c.note }));
+    }
+  }
+  return withRatios(rows);
+}
+
+/** Issue 3's scaling goals where this run measures them (ring workload). */
+export function goals(rows) {
+  const ms = (config, t) => rows.find((r) => r.variant === `ring T=${t}` && r.config === config && r.metric === 'ms');
+  const out = [];
+  const s1 = ms('c-spindle', 1), d1 = ms('c-dlmalloc', 1);
+  if (s1?.ok && d1?.ok) out.push(`malloc ring T=1: c-spindle ${(d1.median / s1.median).toFixed(2)}x faster than c-dlmalloc (goal >= 2.3x: ${d1.median / s1.median >= 2.3 ? 'MET' : 'NOT MET'})`);
+  const s2 = ms('c-spindle', 2);
+  if (s1?.ok && s2?.ok) out.push(`malloc ring T=2 vs T=1 throughput, c-spindle: ${(s1.median / s2.median * 2).toFixed(2)}x (goal >= 1.7x: ${s1.median / s2.median * 2 >= 1.7 ? 'MET' : 'NOT MET'})`);
+  const d2 = ms('c-dlmalloc', 2);
+  if (d1?.ok && d2?.ok) out.push(`malloc ring T=2 vs T=1 throughput, c-dlmalloc: ${(d1.median / d2.median * 2).toFixed(2)}x`);
+  return out;
+}

@@ -1,0 +1,123 @@
+/**
+ * What a session leaves behind: the table on the terminal, results.json (everything, samples
+ * included), results.csv (one row per experiment x variant x configuration x metric, the columns of
+ * bench/runtime's CSV), charts/*.svg and summary.md (machine, load, V8 tier, failures, goals, one
+ * table and its charts per experiment).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { toCsv as runtimeCsv } from '../runtime/lib/report.mjs';
+import { writeCharts } from './charts.mjs';
+import { failures, status } from './rows.mjs';
+
+/** bench/runtime's CSV (same columns), with run counts written as integers. */
+export function toCsv(rows) {
+  return runtimeCsv(rows.map((r) => ({ ...r, runs: String(r.runs) })));
+}
+
+export function num(x) {
+  if (typeof x !== 'number' || !Number.isFinite(x)) return '';
+  return Math.abs(x) >= 100 ? x.toFixed(1) : x.toPrecision(4);
+}
+
+const ratioCell = (r) => (r.config === r.baseline && r.ok ? '1' : num(r.ratio_median));
+const statusCell = (r) => {
+  const s = status(r);
+  return s === 'FAILED' || s === 'unavailable' ? `${s}: ${r.error.replace(/^unavailable: /, '').slice(0, 100)}` : s;
+};
+
+/** A plain-text table of an experiment's rows (for the terminal). */
+export function textTable(rows) {
+  const head = ['variant', 'config', 'metric', 'min', 'median', 'ratio', 'runs', 'status'];
+  const body = rows.map((r) => [r.variant, r.config, `${r.metric} (${r.unit})`, num(r.min), num(r.median), ratioCell(r), String(r.runs), statusCell(r)]);
+  const width = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const right = new Set([3, 4, 5, 6]);
+  const line = (cells) => cells.map((c, i) => (i === cells.length - 1 ? c : right.has(i) ? c.padStart(width[i]) : c.padEnd(width[i]))).join('  ');
+  return [line(head), line(width.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
+}
+
+/** A markdown table of an experiment's rows. */
+export function markdownTable(rows) {
+  const out = ['| variant | config | metric | min | median | ratio (median) | runs | status |', '|---|---|---|---:|---:|---:|---:|---|'];
+  for (const r of rows) {
+    out.push(`| ${r.variant} | ${r.config} | ${r.metric} (${r.unit}) | ${num(r.min)} | ${num(r.median)} | ${ratioCell(r)} | ${r.runs} | ${statusCell(r).replace(/\|/g, '\\|')} |`);
+  }
+  return out.join('\n');
+}
+
+export function machineLines(session) {
+  const m = session.machine, l = session.load;
+  return [
+    `Machine: ${m.cpus} x ${m.cpuModel}, ${m.memGiB} GiB, ${m.platform}, Node ${m.node} (V8 ${m.v8})`,
+    `Load average (1 min): ${num(l.start)} at the start, ${num(l.end)} at the end, max ${num(l.max)} (sampled every ${l.everyS} s) on ${m.cpus} cores`,
+    `V8 tier: ${session.v8Tier}`,
+  ];
+}
+
+/** The terminal report: per experiment a title, its table, its goals. */
+export function printReport(session, registry, write = (s) => process.stdout.write(s)) {
+  const out = [''];
+  out.push(`spindle bench: ${session.command}`, ...machineLines(session), ...session.warnings.map((w) => `WARNING: ${w}`), '');
+  for (const e of session.results) {
+    const entry = registry.find((x) => x.id === e.id);
+    out.push(`== ${entry?.title ?? e.id}${e.rows[0] ? ` (baseline: ${e.rows[0].baseline})` : ''}`);
+    if (e.unavailable) out.push(`   not available: ${e.unavailable}`);
+    if (e.error) out.push(`   FAILED: ${e.error}`);
+    if (e.rows.length) out.push(textTable(e.rows));
+    for (const g of e.goals ?? []) out.push(`   goal: ${g}`);
+    out.push('');
+  }
+  write(out.join('\n') + '\n');
+}
+
+/** The banner that makes failed configurations impossible to miss. */
+export function failureBanner(results) {
+  const f = failures(results);
+  if (!f.length) return '';
+  const lines = [`${'!'.repeat(72)}`, `FAILED: ${f.length} configuration(s) produced wrong output or did not run; their times do not count:`];
+  for (const x of f) lines.push(`  FAILED ${x.experiment} ${x.variant} ${x.config}: ${x.error}`);
+  lines.push('!'.repeat(72));
+  return lines.join('\n') + '\n';
+}
+
+export function summaryMarkdown(session, registry, charts) {
+  const md = ['# spindle bench', ''];
+  md.push(`Command: \`${session.command}\`  `);
+  md.push(`Date: ${session.started} · duration ${session.durationS.toFixed(0)} s · ${session.runs} runs per configuration (+1 warm-up) · threads ${session.threads.join(', ')}  `);
+  md.push(...machineLines(session).map((l) => `${l}  `));
+  if (session.warnings.length) md.push('', ...session.warnings.map((w) => `> **Warning:** ${w}`));
+  md.push('', 'Figures are min and median over runs, each run a fresh process. Ratios are median / median of the '
+    + 'baseline measured in this same run (> 1 = slower than the baseline). A configuration counts only if its output '
+    + 'passed its check (the same checksum as the baseline, where the program prints one).', '');
+  const f = failures(session.results);
+  if (f.length) {
+    md.push('## FAILED configurations', '', ...f.map((x) => `- **${x.experiment} ${x.variant} ${x.config}**: ${x.error}`), '');
+  }
+  const goals = session.results.flatMap((e) => e.goals ?? []);
+  if (goals.length) md.push('## Goals', '', ...goals.map((g) => `- ${g}`), '');
+  for (const e of session.results) {
+    const entry = registry.find((x) => x.id === e.id);
+    md.push(`## ${entry?.title ?? e.id}`, '');
+    if (e.unavailable) { md.push(`Not available: ${e.unavailable}`, ''); continue; }
+    if (e.error) md.push(`**FAILED:** ${e.error}`, '');
+    if (e.rows[0]) md.push(`Baseline: \`${e.rows[0].baseline}\` · ${e.durationS.toFixed(0)} s`, '', markdownTable(e.rows), '');
+    for (const c of charts.filter((c) => c.experiment === e.id)) md.push(`![${c.title}](${c.file})`, '');
+    const notes = [...new Map(e.rows.map((r) => [r.config, r.note])).entries()].filter(([, n]) => n);
+    if (notes.length) md.push('Configurations:', '', ...notes.map(([c, n]) => `- \`${c}\`: ${n}`), '');
+    if (entry?.notes?.length) md.push(...entry.notes.map((n) => `- ${n}`), '');
+  }
+  return md.join('\n');
+}
+
+/** Writes results.json, results.csv, charts/*.svg and summary.md; returns the chart list. */
+export function writeSession(outDir, session, registry) {
+  mkdirSync(outDir, { recursive: true });
+  const l = session.load;
+  const subtitle = `${session.machine.cpus} cores, load average ${num(l.mean)} (max ${num(l.max)}), ${session.started.slice(0, 10)}`;
+  const charts = writeCharts(outDir, session.results, registry, subtitle);
+  session.charts = charts.map((c) => c.file);
+  writeFileSync(join(outDir, 'results.json'), JSON.stringify(session, (k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n');
+  writeFileSync(join(outDir, 'results.csv'), toCsv(session.results.flatMap((e) => e.rows)));
+  writeFileSync(join(outDir, 'summary.md'), summaryMarkdown(session, registry, charts));
+  return charts;
+}

@@ -1,0 +1,338 @@
+// Tests of the `spindle bench` harness (bench/harness, issue 7): parsing of the programs' result
+// lines, the checksum check that makes a configuration FAIL loudly, the SVG charts (well-formed
+// XML, one series per configuration), the shape of results.json / results.csv, and `spindle bench`
+// end to end on a fake registry whose "programs" are `node -e` one-liners. No test looks at a
+// timing: the figures only have to be numbers.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, describe, test } from 'node:test';
+import { repoRoot } from './helpers.mjs';
+
+const harness = join(repoRoot, 'bench', 'harness');
+const imp = (rel) => import(pathToFileURL(join(repoRoot, 'bench', rel)).href);
+const { lineChart, barChart, ticks } = await imp('harness/svg.mjs');
+const { renderChart } = await imp('harness/charts.mjs');
+const { ChecksumMismatch, unavailableRows, status, failures, threadsOf } = await imp('harness/rows.mjs');
+const { parseArgs } = await imp('harness/main.mjs');
+const { mathCheck, wasmtimeCommand } = await imp('math/experiment.mjs');
+const { toCsv, textTable } = await imp('harness/report.mjs');
+
+const tmp = mkdtempSync(join(tmpdir(), 'spindle-bench-test-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
+
+/**
+ * A small XML well-formedness check (no dependency): every tag closes in order, attributes are
+ * quoted and unique, entities are known, one root element. Returns the root's name and the
+ * elements as { name, attrs, parent }.
+ */
+function parseXml(text) {
+  const elements = [], stack = [];
+  let roots = 0, i = 0;
+  const entity = /&(?!(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)/;
+  while (i < text.length) {
+    const lt = text.indexOf('<', i);
+    const chunk = lt < 0 ? text.slice(i) : text.slice(i, lt);
+    assert.ok(!entity.test(chunk), `bad entity in text near ${JSON.stringify(chunk.slice(0, 40))}`);
+    if (lt < 0) { assert.equal(chunk.trim(), '', 'text after the root element'); break; }
+    if (stack.length === 0) assert.equal(chunk.trim(), '', `text outside the root: ${JSON.stringify(chunk.slice(0, 40))}`);
+    if (text.startsWith('<?', lt)) { i = text.indexOf('?>', lt) + 2; continue; }
+    if (text.startsWith('<!--', lt)) { i = text.indexOf('-->', lt) + 3; continue; }
+    const gt = text.indexOf('>', lt);
+    assert.ok(gt > 0, 'unterminated tag');
+    const tag = text.slice(lt + 1, gt);
+    i = gt + 1;
+    if (tag.startsWith('/')) {
+      const open = stack.pop();
+      assert.ok(open, `close tag </${tag.slice(1)}> without an open tag`);
+      assert.equal(tag.slice(1).trim(), open.name, `</${tag.slice(1)}> closes <${open.name}>`);
+      continue;
+    }
+    const selfClosing = tag.endsWith('/');
+    const body = selfClosing ? tag.slice(0, -1) : tag;
+    const m = /^([A-Za-z_][\w:.-]*)/.exec(body);
+    assert.ok(m, `bad tag <${tag.slice(0, 30)}>`);
+    const attrs = {};
+    let rest = body.slice(m[1].length);
+    const attr = /^\s+([A-Za-z_][\w:.-]*)="([^"<]*)"/;
+    for (let a; (a = attr.exec(rest)); rest = rest.slice(a[0].length)) {
+      assert.ok(!(a[1] in attrs), `duplicate attribute ${a[1]} on <${m[1]}>`);
+      assert.ok(!entity.test(a[2]), `bad entity in attribute ${a[1]}`);
+      attrs[a[1]] = a[2];
+    }
+    assert.equal(rest.trim(), '', `bad attributes on <${m[1]}>: ${JSON.stringify(rest.slice(0, 40))}`);
+    const el = { name: m[1], attrs, parent: stack[stack.length - 1] };
+    if (!el.parent) roots++;
+    elements.push(el);
+    if (!selfClosing) stack.push(el);
+  }
+  assert.equal(stack.length, 0, `unclosed <${stack[stack.length - 1]?.name}>`);
+  assert.equal(roots, 1, 'exactly one root element');
+  return { root: elements[0], elements };
+}
+
+function assertSvg(text, expectedSeries) {
+  const { root, elements } = parseXml(text);
+  assert.equal(root.name, 'svg');
+  assert.equal(root.attrs.xmlns, 'http://www.w3.org/2000/svg');
+  assert.ok(Number(root.attrs.width) > 0 && Number(root.attrs.height) > 0);
+  const series = elements.filter((e) => e.name === 'g' && e.attrs.class === 'series').map((e) => e.attrs['data-series']);
+  assert.deepEqual(series, expectedSeries.map((s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')));
+  return elements;
+}
+
+/** A row as bench/runtime/lib/measure.mjs makes it. */
+function row(config, variant, median, { metric = 'compute', ok = true, error = '', baseline = 'native' } = {}) {
+  return {
+    experiment: 'math', variant, config, metric, unit: 'ms', runs: 3, min: median * 0.9, median, baseline,
+    ratio_min: NaN, ratio_median: NaN, ok, error, note: '', samples: ok ? [median, median * 0.9, median * 1.1] : [],
+  };
+}
+
+describe('bench harness: result parsing and verification', () => {
+  const line = 'math threads=2 iters=1000 checksum=00ff00ff00ff00ff:12.500000 elapsed_ms=42.125\n';
+
+  test('a math line with the reference checksum gives compute (in-program) and exit (wall) times', () => {
+    const got = mathCheck('00ff00ff00ff00ff:12.500000', 'native, T=2')({ stdout: line, wallMs: 99.5 });
+    assert.deepEqual(got, { compute: 42.125, exit: 99.5 });
+  });
+
+  test('a different checksum throws ChecksumMismatch naming both values and the reference', () => {
+    assert.throws(() => mathCheck('00ff00ff00ff00ff:12.500001', 'native, T=2')({ stdout: line, wallMs: 1 }), (e) => {
+      assert.ok(e instanceof ChecksumMismatch);
+      assert.match(e.message, /checksum mismatch: got 00ff00ff00ff00ff:12\.500000, expected 00ff00ff00ff00ff:12\.500001 \(from native, T=2\)/);
+      return true;
+    });
+  });
+
+  test('output without a result line is an error, not a missing figure', () => {
+    assert.throws(() => mathCheck('x', 'native')({ stdout: 'hello\n', wallMs: 1 }), /no line starting with 'math '/);
+  });
+
+  test('thread counts come from the variant; statuses tell failed from unavailable', () => {
+    assert.equal(threadsOf({ variant: 'T=4' }), 4);
+    assert.equal(threadsOf({ variant: 'ring T=2' }), 2);
+    assert.ok(Number.isNaN(threadsOf({ variant: 'main' })));
+    const un = unavailableRows({ experiment: 'math', variant: 'T=1', baseline: 'native', metrics: [{ key: 'compute', unit: 'ms' }], config: 'wasmtime-46', reason: 'no pip' });
+    assert.equal(un.length, 1);
+    assert.equal(status(un[0]), 'unavailable');
+    assert.equal(status(row('native', 'T=1', 10)), 'baseline');
+    assert.equal(status(row('spindle', 'T=1', 10)), 'ok');
+    assert.equal(status(row('spindle', 'T=2', NaN, { ok: false, error: 'checksum mismatch: got a, expected b' })), 'FAILED');
+    const f = failures([{ id: 'math', rows: [...un, row('spindle', 'T=2', NaN, { ok: false, error: 'checksum mismatch' }), row('spindle', 'T=2', NaN, { ok: false, error: 'checksum mismatch', metric: 'exit' })] }]);
+    assert.deepEqual(f, [{ experiment: 'math', variant: 'T=2', config: 'spindle', error: 'checksum mismatch' }]);
+  });
+
+  test('option parsing: --quick means 3 runs and T = 1, cores, 2 x cores; --threads and --runs override', () => {
+    const q = parseArgs(['--quick'], 2);
+    assert.equal(q.runs, 3);
+    assert.deepEqual(q.threads, [1, 2, 4]);
+    const full = parseArgs([], 2);
+    assert.equal(full.runs, 5);
+    assert.deepEqual(full.threads, [1, 2, 3, 4]);
+    const o = parseArgs(['--threads', '4,1,2,2', '--runs', '7', '--only', 'math,malloc'], 8);
+    assert.deepEqual(o.threads, [1, 2, 4]);
+    assert.equal(o.runs, 7);
+    assert.deepEqual(o.only, ['math', 'malloc']);
+    assert.throws(() => parseArgs(['--threads', '1,x']), /--threads takes a list/);
+    assert.throws(() => parseArgs(['--runs', '0']), /--runs takes a whole number/);
+    assert.throws(() => parseArgs(['--frobnicate']), /unknown option --frobnicate/);
+  });
+
+  test('wasmtime runs with threads and shared memory enabled', () => {
+    assert.deepEqual(wasmtimeCommand('/w', 'p.wasm', ['2']), ['/w', ['run', '-W', 'threads=y,shared-memory=y', '-S', 'threads=y', 'p.wasm', '2']]);
+  });
+});
+
+describe('bench harness: SVG charts', () => {
+  test('a line chart is well-formed SVG with one series per configuration, gaps for missing values', () => {
+    const svg = lineChart({
+      title: 'math <T> & co', xLabel: 'threads', yLabel: 'ms',
+      series: [
+        { name: 'native', points: [[1, 300], [2, 310], [4, 450]] },
+        { name: 'spindle', points: [[1, 240], [2, NaN], [4, 1500]] },
+        { name: 'a<b>&c', points: [[1, NaN]], missing: 'unavailable' },
+      ],
+    });
+    const els = assertSvg(svg, ['native', 'spindle', 'a<b>&c']);
+    const inSeries = (name, tag) => els.filter((e) => e.name === tag && e.parent?.attrs['data-series'] === name);
+    assert.equal(inSeries('native', 'circle').length, 3);
+    assert.equal(inSeries('native', 'polyline').length, 1);
+    assert.equal(inSeries('spindle', 'circle').length, 2, 'a NaN point is a gap, not a zero');
+    assert.equal(inSeries('spindle', 'polyline').length, 0, 'no line across a gap');
+    assert.equal(inSeries('a&amp;lt;b&amp;gt;&amp;amp;c', 'circle').length, 0);
+    assert.match(svg, /a&lt;b&gt;&amp;c \(unavailable\)/, 'the legend says why a series has no marks');
+  });
+
+  test('a bar chart is well-formed SVG with one series per configuration and one bar per category', () => {
+    const svg = barChart({
+      title: 'fs', xLabel: '', yLabel: 'ns/op', categories: ['main', 'worker'],
+      series: [{ name: 'js-fs-proxied', values: [130, 13800] }, { name: 'spindle-fs', values: [44, 46] }, { name: 'native', values: [NaN, NaN], missing: 'FAILED' }],
+    });
+    const els = assertSvg(svg, ['js-fs-proxied', 'spindle-fs', 'native']);
+    const bars = (name) => els.filter((e) => e.name === 'rect' && e.parent?.attrs['data-series'] === name);
+    assert.equal(bars('js-fs-proxied').length, 2);
+    assert.equal(bars('native').length, 0);
+    for (const b of bars('spindle-fs')) assert.ok(Number(b.attrs.height) > 0);
+  });
+
+  test('charts from rows: every configuration of the rows is a series, failed and unavailable ones included', () => {
+    const rows = [
+      row('native', 'T=1', 300), row('native', 'T=2', 310),
+      row('spindle', 'T=1', 240), row('spindle', 'T=2', NaN, { ok: false, error: 'checksum mismatch: got a, expected b' }),
+      ...unavailableRows({ experiment: 'math', variant: 'T=1', baseline: 'native', metrics: [{ key: 'compute', unit: 'ms' }], config: 'wasmtime-46', reason: 'x' }),
+      row('native', 'T=1', 999, { metric: 'exit' }),
+    ];
+    const svg = renderChart({ kind: 'lines', title: 'math', metric: 'compute' }, rows);
+    assertSvg(svg, ['native', 'spindle', 'wasmtime-46']);
+    assert.match(svg, /spindle \(FAILED\)/);
+    assert.match(svg, /wasmtime-46 \(unavailable\)/);
+    const bars = renderChart({ kind: 'bars', title: 'by T', metric: 'compute' }, rows);
+    assertSvg(bars, ['native', 'spindle', 'wasmtime-46']);
+    assert.equal(renderChart({ kind: 'lines', title: 'none', metric: 'nothing' }, rows), undefined);
+  });
+
+  test('axis ticks are round and cover the maximum', () => {
+    assert.deepEqual(ticks(1000), [0, 200, 400, 600, 800, 1000]);
+    const t = ticks(1234.5);
+    assert.ok(t[t.length - 1] >= 1234.5 && t[0] === 0 && t.length <= 8);
+    assert.deepEqual(ticks(0), [0, 1]);
+  });
+});
+
+describe('bench harness: tables and CSV', () => {
+  test('CSV has a header and one line per row; failed rows keep their reason and no figures', () => {
+    const rows = [row('native', 'T=1', 300), row('spindle', 'T=1', NaN, { ok: false, error: 'checksum mismatch: got "a", expected b' })];
+    const lines = toCsv(rows).trimEnd().split('\n');
+    assert.equal(lines[0], 'experiment,variant,config,metric,unit,runs,min,median,baseline,ratio_min,ratio_median,ok,error,samples,note');
+    assert.equal(lines.length, 3);
+    assert.match(lines[1], /^math,T=1,native,compute,ms,3,270\.0,300\.0,native,,,true,,/);
+    assert.match(lines[2], /^math,T=1,spindle,compute,ms,3,,,native,,,false,"checksum mismatch: got ""a"", expected b",,$/);
+  });
+
+  test('the text table marks the baseline and prints FAILED with the reason', () => {
+    const t = textTable([row('native', 'T=1', 300), row('spindle', 'T=1', NaN, { ok: false, error: 'checksum mismatch: got a, expected b' })]);
+    assert.match(t, /native .* baseline/);
+    assert.match(t, /spindle .* FAILED: checksum mismatch: got a, expected b/);
+  });
+});
+
+describe('spindle bench end to end (fake registry: node -e programs, no timing asserted)', () => {
+  const measureUrl = pathToFileURL(join(repoRoot, 'bench', 'runtime', 'lib', 'measure.mjs')).href;
+  const rowsUrl = pathToFileURL(join(harness, 'rows.mjs')).href;
+  const mathUrl = pathToFileURL(join(repoRoot, 'bench', 'math', 'experiment.mjs')).href;
+  // Each "configuration" prints a math line; 'broken' prints a wrong checksum at T=2 only.
+  const registry = (withBroken) => `
+import { measure, withRatios } from ${JSON.stringify(measureUrl)};
+import { unavailableRows } from ${JSON.stringify(rowsUrl)};
+import { mathCheck } from ${JSON.stringify(mathUrl)};
+const node = process.execPath;
+const prog = (sum) => [node, ['-e', \`console.log('math threads=1 iters=10 checksum=\${sum} elapsed_ms=' + (1 + Math.random()).toFixed(3))\`]];
+export const registry = [
+  {
+    id: 'fake-math', title: 'Fake math', notes: ['a fake experiment'], needs: [],
+    charts: [{ file: 'fake-lines.svg', kind: 'lines', title: 'fake', metric: 'compute' },
+             { file: 'fake-bars.svg', kind: 'bars', title: 'fake bars', metric: 'compute' }],
+    async run(ctx) {
+      const rows = [];
+      for (const t of ctx.threads) {
+        const spec = { experiment: 'fake-math', variant: 'T=' + t, baseline: 'native', metrics: [{ key: 'compute', unit: 'ms' }, { key: 'exit', unit: 'ms' }] };
+        const check = mathCheck('abc:1.0', 'native, T=' + t);
+        const configs = [
+          { config: 'native', cmd: prog('abc:1.0'), check },
+          { config: 'good', cmd: prog('abc:1.0'), check },
+          ${withBroken ? "{ config: 'broken', cmd: prog(t === 2 ? 'abd:1.0' : 'abc:1.0'), check }," : ''}
+        ];
+        rows.push(...await measure(ctx, { ...spec, configs }));
+        rows.push(...unavailableRows({ ...spec, config: 'absent-tool', reason: 'not installed here' }));
+      }
+      return withRatios(rows);
+    },
+    goals: (rows) => ['fake goal: ' + rows.length + ' rows'],
+  },
+  { id: 'later', title: 'Not written yet', needs: [], unavailable: () => 'not available yet (issue 99)' },
+];
+`;
+
+  function runHarness(name, withBroken) {
+    const reg = join(tmp, `${name}.mjs`);
+    writeFileSync(reg, registry(withBroken));
+    const out = join(tmp, name);
+    const r = spawnSync(process.execPath, [join(harness, 'main.mjs'), '--registry', reg, '--out', out, '--runs', '2', '--threads', '1,2'],
+      { encoding: 'utf8', timeout: 120_000, env: { ...process.env, CI: '1' } });
+    return { ...r, out };
+  }
+
+  test('a checksum mismatch fails the configuration loudly: banner, FAILED rows, exit status 1', () => {
+    const r = runHarness('broken', true);
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /!!!!!!!!/);
+    assert.match(r.stderr, /FAILED fake-math T=2 broken: checksum mismatch: got abd:1\.0, expected abc:1\.0 \(from native, T=2\)/);
+    assert.match(r.stdout, /T=2\s+broken\s+compute \(ms\)\s+0\s+FAILED: checksum mismatch/);
+    const session = JSON.parse(readFileSync(join(r.out, 'results.json'), 'utf8'));
+    const fake = session.results.find((e) => e.id === 'fake-math');
+    const broken2 = fake.rows.filter((x) => x.config === 'broken' && x.variant === 'T=2');
+    assert.equal(broken2.length, 2);
+    for (const x of broken2) { assert.equal(x.ok, false); assert.equal(x.median, null, 'no time counts'); assert.deepEqual(x.samples, []); }
+    const broken1 = fake.rows.find((x) => x.config === 'broken' && x.variant === 'T=1' && x.metric === 'compute');
+    assert.equal(broken1.ok, true, 'the same configuration at T=1 had the right checksum');
+    assert.match(readFileSync(join(r.out, 'summary.md'), 'utf8'), /## FAILED configurations\n\n- \*\*fake-math T=2 broken\*\*: checksum mismatch/);
+  });
+
+  test('a clean run exits 0 and writes JSON, CSV, SVG charts (one series per configuration) and the summary', () => {
+    const r = runHarness('clean', false);
+    assert.equal(r.status, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /FAILED/);
+    const session = JSON.parse(readFileSync(join(r.out, 'results.json'), 'utf8'));
+    assert.equal(session.runs, 2);
+    assert.deepEqual(session.threads, [1, 2]);
+    for (const k of ['cpus', 'cpuModel', 'node', 'v8']) assert.ok(k in session.machine, k);
+    for (const k of ['start', 'end', 'max', 'mean']) assert.equal(typeof session.load[k], 'number', k);
+    assert.match(session.v8Tier, /optimizing tier/);
+    const [fake, later] = session.results;
+    assert.equal(later.unavailable, 'not available yet (issue 99)');
+    assert.equal(fake.rows.length, 2 * 3 * 2, 'T x configurations x metrics');
+    for (const x of fake.rows.filter((x) => x.config !== 'absent-tool')) {
+      assert.equal(x.ok, true);
+      assert.equal(x.runs, 2);
+      assert.equal(x.samples.length, 2);
+      assert.ok(x.min <= x.median);
+      assert.equal(typeof x.ratio_median, 'number');
+    }
+    assert.ok(fake.rows.filter((x) => x.config === 'absent-tool').every((x) => x.error === 'unavailable: not installed here'));
+    assert.deepEqual(fake.goals, ['fake goal: 12 rows']);
+
+    const csv = readFileSync(join(r.out, 'results.csv'), 'utf8').trimEnd().split('\n');
+    assert.equal(csv.length, 1 + fake.rows.length);
+    const header = csv[0].split(',');
+    for (const line of csv.slice(1)) {
+      const cells = line.split(',');
+      assert.equal(cells.length, header.length, line);
+      assert.equal(cells[header.indexOf('experiment')], 'fake-math');
+    }
+
+    assert.deepEqual(readdirSync(join(r.out, 'charts')).sort(), ['fake-bars.svg', 'fake-lines.svg']);
+    for (const f of ['fake-lines.svg', 'fake-bars.svg']) assertSvg(readFileSync(join(r.out, 'charts', f), 'utf8'), ['native', 'good', 'absent-tool']);
+    assert.deepEqual(session.charts.sort(), ['charts/fake-bars.svg', 'charts/fake-lines.svg']);
+
+    const md = readFileSync(join(r.out, 'summary.md'), 'utf8');
+    assert.match(md, /^# spindle bench/);
+    assert.match(md, /Load average \(1 min\)/);
+    assert.match(md, /V8 tier: /);
+    assert.match(md, /!\[fake\]\(charts\/fake-lines\.svg\)/);
+    assert.match(md, /## Not written yet\n\nNot available: not available yet \(issue 99\)/);
+    assert.match(r.stdout, /charts: .*fake-lines\.svg/);
+  });
+
+  test('usage errors exit 2 with a message; --list names every experiment', () => {
+    const bad = spawnSync(process.execPath, [join(harness, 'main.mjs'), '--only', 'nope'], { encoding: 'utf8' });
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /no experiment 'nope'/);
+    const list = spawnSync(process.execPath, [join(harness, 'main.mjs'), '--list'], { encoding: 'utf8' });
+    assert.equal(list.status, 0);
+    for (const id of ['math', 'malloc', 'fs', 'spawn-latency', 'first-output', 'optimizing-tier']) assert.match(list.stdout, new RegExp(`^${id}\\s`, 'm'));
+  });
+});
