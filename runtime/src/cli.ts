@@ -16,6 +16,7 @@ const HELP = `spindle: run wasm32-wasip1-threads and wasm32-wasip1 programs on N
 Usage:
   spindle run [OPTIONS] [--] PROGRAM.wasm [ARGS...]
   spindle PROGRAM.wasm [ARGS...]
+  spindle bench [--quick] [--threads 1,2,4] [--runs N] [--out DIR] [--only IDS]   benchmarks (needs the repository)
 
 Options (before PROGRAM.wasm; everything after it goes to the program):
   --env NAME=VALUE      set an environment variable (repeatable); --env NAME passes the host's value
@@ -91,6 +92,7 @@ function fail(message: string, status: number): never {
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'bench') return (await import('./bench.js')).benchCommand(process.argv.slice(3), fail);
   let parsed;
   try {
     parsed = parse(process.argv.slice(2));
