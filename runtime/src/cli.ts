@@ -16,6 +16,7 @@ const HELP = `spindle: run wasm32-wasip1-threads and wasm32-wasip1 programs on N
 Usage:
   spindle run [OPTIONS] [--] PROGRAM.wasm [ARGS...]
   spindle PROGRAM.wasm [ARGS...]
+  spindle serve [DIR] [--port N]   a local web server that runs programs in a browser
   spindle bench [--quick] [--threads 1,2,4] [--runs N] [--out DIR] [--only IDS]   benchmarks (needs the repository)
 
 Options (before PROGRAM.wasm; everything after it goes to the program):
@@ -93,6 +94,10 @@ function fail(message: string, status: number): never {
 
 async function main(): Promise<void> {
   if (process.argv[2] === 'bench') return (await import('./bench.js')).benchCommand(process.argv.slice(3), fail);
+  if (process.argv[2] === 'serve') {
+    const { serveCommand } = await import('./serve.js');
+    return serveCommand(process.argv.slice(3), (s) => writeSync(1, s), fail);
+  }
   let parsed;
   try {
     parsed = parse(process.argv.slice(2));

@@ -55,13 +55,22 @@ export async function loadProgram(source: ModuleSource, known: KnownImports, mem
   return { module, name, memory: memoryImport, usesThreads, hasThreadStart: exports.has('wasi_thread_start') };
 }
 
+/** Node (a path or file: URL is read from disk); anything else fetches every string and URL. */
+const inNode = typeof process !== 'undefined' && !!process.versions?.node;
+
 async function readSource(source: ModuleSource): Promise<{ bytes?: Uint8Array; module?: WebAssembly.Module; name: string }> {
   if (source instanceof WebAssembly.Module) return { module: source, name: 'module.wasm' };
   if (source instanceof Uint8Array) return { bytes: source, name: 'module.wasm' };
   if (source instanceof ArrayBuffer) return { bytes: new Uint8Array(source), name: 'module.wasm' };
-  const url = source instanceof URL ? source : /^[a-z][a-z0-9+.-]*:\/\//i.test(source) ? new URL(source) : undefined;
-  if (url && url.protocol !== 'file:') {
-    const res = await fetch(url);
+  const url = source instanceof URL ? source : /^[a-z][a-z0-9+.-]*:\/\//i.test(source) ? new URL(source)
+    : inNode ? undefined : new URL(source, globalThis.location?.href); // a browser: relative to the page
+  if (url && (url.protocol !== 'file:' || !inNode)) {
+    let res;
+    try {
+      res = await fetch(url);
+    } catch (e) {
+      throw new SpindleError('ENOENT_MODULE', `cannot fetch ${url.href}: ${(e as Error).message}; check the URL and that the server is running`);
+    }
     if (!res.ok) throw new SpindleError('ENOENT_MODULE', `cannot fetch ${url.href}: HTTP ${res.status}; check the URL`);
     return { bytes: new Uint8Array(await res.arrayBuffer()), name: baseName(url.pathname) };
   }

@@ -1,0 +1,113 @@
+/**
+ * The browser platform: module Web Workers, all created by the page's main thread, and no host
+ * file descriptors.
+ *
+ * Workers: every worker of a program is a dedicated module worker created by the main thread
+ * (never a nested worker). When a thread on a worker must grow the pool, it has already written
+ * the command into a fresh slot of the control block (as in Node); it then posts `{ grow: slot }`
+ * to its parent, which is always the main thread, and returns the thread id at once. The main
+ * thread, never blocked in a browser, creates the worker with the program's WorkerInit. Why not
+ * start the worker right there: a spawning thread usually blocks next (Atomics.wait in
+ * pthread_join), and Chromium's start-up of a nested dedicated worker needs its parent's event
+ * loop, so it could hang; a message to the parent needs nothing from the sender once posted.
+ * The parent port is per worker, so no channel name is needed to tell programs apart.
+ *
+ * Output and input: stdout/stderr always take the `ring` route (callbacks, on the main thread)
+ * and stdin is a pipe fed from the main thread, so the fd calls here only answer errnos.
+ *
+ * Compiler tiers: Chrome compiles wasm with Liftoff first and tiers hot functions up to TurboFan
+ * in the background (dynamic tiering); a page cannot pass V8 flags, so the optimizing-tier
+ * switch is a no-op. (A long loop entered once may stay in baseline code: no OSR for wasm.)
+ *
+ * Thread rules: `startWorker` runs on the main thread (creates) or on a worker (asks the main
+ * thread); the per-program record below lives on the main thread only.
+ */
+import type { Platform, WorkerHandle } from './types.js';
+import type { WorkerInit } from '../thread.js';
+
+const ERRNO_BADF = 8;
+const ERRNO_NOTSUP = 58;
+
+/** What a worker posts to the main thread. */
+export interface GrowRequest { grow: number }
+
+/** A worker's global scope, as far as this file uses it (the DOM lib has no worker types). */
+interface WorkerScope {
+  postMessage(message: unknown): void;
+}
+
+/** True on a Web Worker (any kind), false on a page's main thread. */
+export function onWorker(): boolean {
+  const g = globalThis as { WorkerGlobalScope?: abstract new () => unknown };
+  return typeof g.WorkerGlobalScope === 'function' && globalThis instanceof g.WorkerGlobalScope;
+}
+
+/**
+ * The workers of one program, on the main thread. Keyed by the program's control block, which
+ * every WorkerInit of the program carries. Terminating any of the program's workers (the runtime
+ * terminates them all at exit) ends all of them, including those grown on request.
+ */
+interface ProgramWorkers {
+  workers: Worker[];
+  onFailure: (message: string) => void;
+  ended: boolean;
+}
+const programs = new WeakMap<SharedArrayBuffer, ProgramWorkers>();
+
+const workerUrl = (): URL => new URL('../worker.js', import.meta.url);
+
+function startWorker(init: WorkerInit, onFailure: (message: string) => void): WorkerHandle {
+  if (onWorker()) {
+    // The main thread owns every worker: ask it. The command is already in the slot.
+    (globalThis as unknown as WorkerScope).postMessage({ grow: init.slot } satisfies GrowRequest);
+    return { terminate: async () => {} };
+  }
+  let record = programs.get(init.control);
+  if (!record) {
+    record = { workers: [], onFailure, ended: false };
+    programs.set(init.control, record);
+  }
+  create(init, record);
+  const owner = record;
+  return { terminate: async () => endProgram(owner) };
+}
+
+function create(init: WorkerInit, record: ProgramWorkers): void {
+  if (record.ended) return;
+  let worker: Worker;
+  try {
+    worker = new Worker(workerUrl(), { type: 'module', name: `spindle slot ${init.slot}` });
+  } catch (e) {
+    record.onFailure(`cannot start a worker for slot ${init.slot}: ${e instanceof Error ? e.message : String(e)}`);
+    return;
+  }
+  record.workers.push(worker);
+  worker.onerror = (e) => {
+    e.preventDefault();
+    record.onFailure(`worker for slot ${init.slot} failed: ${e.message || 'its script did not load (is /spindle/worker.js served?)'}`);
+  };
+  worker.onmessageerror = () => record.onFailure(`worker for slot ${init.slot} could not receive the program (is the page cross-origin isolated?)`);
+  worker.onmessage = (e: MessageEvent<GrowRequest>) => {
+    const slot = e.data?.grow;
+    if (typeof slot === 'number') create({ ...init, slot }, record);
+  };
+  worker.postMessage(init);
+}
+
+function endProgram(record: ProgramWorkers): void {
+  if (record.ended) return;
+  record.ended = true;
+  for (const w of record.workers) w.terminate();
+  record.workers.length = 0;
+}
+
+export const browserPlatform: Platform = {
+  cpuCount: () => Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1),
+  startWorker,
+  isatty: () => false,
+  writeFd: () => ERRNO_NOTSUP,
+  readFd: () => ERRNO_BADF,
+  // No host stdin in a page: a program that reads the default stdin sees end of input.
+  readStdin: (_onChunk, onEnd) => { onEnd(); return () => {}; },
+  preferOptimizingCompiler: () => {},
+};
