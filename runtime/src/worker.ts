@@ -47,14 +47,15 @@ async function boot(): Promise<void> {
     const { nodePlatform } = await import('./platform/node.js');
     serve(workerData as WorkerInit, nodePlatform);
   } else {
-    // A browser module worker: the main thread posts the WorkerInit right after creating it.
+    // A browser module worker: its owner (platform/browser.ts) posts the WorkerInit right after
+    // creating it.
     // The handler is set before any await: a message that arrives while no handler is set is
     // dropped once the module has been evaluated.
     const scope = globalThis as unknown as { onmessage: ((e: MessageEvent<WorkerInit>) => void) | null };
     const platform = import('./platform/browser.js');
     scope.onmessage = (e) => {
       scope.onmessage = null;
-      platform.then(({ browserPlatform }) => serve(e.data, browserPlatform)).catch((err: unknown) => {
+      platform.then(({ poolWorkerPlatform }) => serve(e.data, poolWorkerPlatform)).catch((err: unknown) => {
         // A rejection would only reach the console; thrown from a task it becomes the Worker's
         // error event, which the main thread turns into an exit with a message.
         setTimeout(() => { throw err; });

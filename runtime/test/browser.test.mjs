@@ -200,6 +200,19 @@ describe('Chromium: the JS API in a page', () => {
     assert.match(e.message, /runOnCallingThread.*browsers/);
   });
 
+  test('run() from a worker of the page: that worker owns the pool (threads=0: every thread grows it)', async () => {
+    const r = await inPage(() => new Promise((resolve, reject) => {
+      const src = `const spindle = await import('${location.origin}/spindle/browser.js');
+        const out = []; const dec = new TextDecoder();
+        const code = await spindle.run('${location.origin}/c/threads4.wasm', { threads: 0, stdout: (b) => out.push(dec.decode(b)) });
+        postMessage({ code, stdout: out.join('') });`;
+      const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })), { type: 'module' });
+      w.onmessage = (e) => { resolve(e.data); w.terminate(); };
+      w.onerror = (e) => reject(new Error(`user worker failed: ${e.message}`));
+    }));
+    expectRun({ ...r, stderr: '' }, { code: 0, stdout: THREADS4 });
+  });
+
   test('a missing program: ENOENT_MODULE with the HTTP status', async () => {
     const r = await runPage('wasm=/c/no-such-program.wasm');
     assert.equal(r.error?.code, 'ENOENT_MODULE');

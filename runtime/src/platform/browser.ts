@@ -1,26 +1,27 @@
 /**
- * The browser platform: module Web Workers, all created by the page's main thread, and no host
- * file descriptors.
+ * The browser platform: module Web Workers, all created by the thread that runs the program,
+ * and no host file descriptors.
  *
- * Workers: every worker of a program is a dedicated module worker created by the main thread
- * (never a nested worker). When a thread on a worker must grow the pool, it has already written
+ * Workers: every worker of a program is a dedicated module worker created by the thread that
+ * runs the program (the owner: the page's main thread, or a worker of the user's), never by
+ * another pool worker. When a thread on a pool worker must grow the pool, it has already written
  * the command into a fresh slot of the control block (as in Node); it then posts `{ grow: slot }`
- * to its parent, which is always the main thread, and returns the thread id at once. The main
- * thread, never blocked in a browser, creates the worker with the program's WorkerInit. Why not
+ * to its parent, which is always the owner, and returns the thread id at once. The owner, which
+ * never blocks (it only awaits), creates the worker with the program's WorkerInit. Why not
  * start the worker right there: a spawning thread usually blocks next (Atomics.wait in
  * pthread_join), and Chromium's start-up of a nested dedicated worker needs its parent's event
  * loop, so it could hang; a message to the parent needs nothing from the sender once posted.
  * The parent port is per worker, so no channel name is needed to tell programs apart.
  *
- * Output and input: stdout/stderr always take the `ring` route (callbacks, on the main thread)
- * and stdin is a pipe fed from the main thread, so the fd calls here only answer errnos.
+ * Output and input: stdout/stderr always take the `ring` route (callbacks, on the owner) and
+ * stdin is a pipe fed by the owner, so the fd calls here only answer errnos.
  *
  * Compiler tiers: Chrome compiles wasm with Liftoff first and tiers hot functions up to TurboFan
  * in the background (dynamic tiering); a page cannot pass V8 flags, so the optimizing-tier
  * switch is a no-op. (A long loop entered once may stay in baseline code: no OSR for wasm.)
  *
- * Thread rules: `startWorker` runs on the main thread (creates) or on a worker (asks the main
- * thread); the per-program record below lives on the main thread only.
+ * Thread rules: `browserPlatform` is used on the owner only and `poolWorkerPlatform` on pool
+ * workers only; the per-program record below lives on the owner.
  */
 import type { Platform, WorkerHandle } from './types.js';
 import type { WorkerInit } from '../thread.js';
@@ -28,7 +29,7 @@ import type { WorkerInit } from '../thread.js';
 const ERRNO_BADF = 8;
 const ERRNO_NOTSUP = 58;
 
-/** What a worker posts to the main thread. */
+/** What a pool worker posts to its owner. */
 export interface GrowRequest { grow: number }
 
 /** A worker's global scope, as far as this file uses it (the DOM lib has no worker types). */
@@ -36,14 +37,8 @@ interface WorkerScope {
   postMessage(message: unknown): void;
 }
 
-/** True on a Web Worker (any kind), false on a page's main thread. */
-export function onWorker(): boolean {
-  const g = globalThis as { WorkerGlobalScope?: abstract new () => unknown };
-  return typeof g.WorkerGlobalScope === 'function' && globalThis instanceof g.WorkerGlobalScope;
-}
-
 /**
- * The workers of one program, on the main thread. Keyed by the program's control block, which
+ * The workers of one program, on its owner. Keyed by the program's control block, which
  * every WorkerInit of the program carries. Terminating any of the program's workers (the runtime
  * terminates them all at exit) ends all of them, including those grown on request.
  */
@@ -54,14 +49,8 @@ interface ProgramWorkers {
 }
 const programs = new WeakMap<SharedArrayBuffer, ProgramWorkers>();
 
-const workerUrl = (): URL => new URL('../worker.js', import.meta.url);
-
+/** The owner's side (the thread that runs the program, normally the page): creates the worker. */
 function startWorker(init: WorkerInit, onFailure: (message: string) => void): WorkerHandle {
-  if (onWorker()) {
-    // The main thread owns every worker: ask it. The command is already in the slot.
-    (globalThis as unknown as WorkerScope).postMessage({ grow: init.slot } satisfies GrowRequest);
-    return { terminate: async () => {} };
-  }
   let record = programs.get(init.control);
   if (!record) {
     record = { workers: [], onFailure, ended: false };
@@ -76,7 +65,8 @@ function create(init: WorkerInit, record: ProgramWorkers): void {
   if (record.ended) return;
   let worker: Worker;
   try {
-    worker = new Worker(workerUrl(), { type: 'module', name: `spindle slot ${init.slot}` });
+    // Written out in full so that bundlers (Vite, webpack 5) recognise the worker and emit it.
+    worker = new Worker(new URL('../worker.js', import.meta.url), { type: 'module', name: `spindle slot ${init.slot}` });
   } catch (e) {
     record.onFailure(`cannot start a worker for slot ${init.slot}: ${e instanceof Error ? e.message : String(e)}`);
     return;
@@ -101,6 +91,16 @@ function endProgram(record: ProgramWorkers): void {
   record.workers.length = 0;
 }
 
+/**
+ * A pool worker's side: the owner created this worker and owns every worker of the program, so
+ * ask it for one. The command is already in the slot; the thread starts when the worker boots.
+ */
+function askOwner(init: WorkerInit): WorkerHandle {
+  (globalThis as unknown as WorkerScope).postMessage({ grow: init.slot } satisfies GrowRequest);
+  return { terminate: async () => {} };
+}
+
+/** For the thread that runs the program (browser.ts): the page, or a worker of the user's. */
 export const browserPlatform: Platform = {
   cpuCount: () => Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1),
   startWorker,
@@ -111,3 +111,6 @@ export const browserPlatform: Platform = {
   readStdin: (_onChunk, onEnd) => { onEnd(); return () => {}; },
   preferOptimizingCompiler: () => {},
 };
+
+/** For the runtime's own pool workers (worker.ts). */
+export const poolWorkerPlatform: Platform = { ...browserPlatform, startWorker: askOwner };
