@@ -83,7 +83,7 @@ describe('CLI: flags and arguments', () => {
   });
 
   test('--main-thread runs _start on the CLI thread', () => {
-    const r = runCli(['run', '--main-thread', c('threads4')], { timeoutMs: 30_000 });
+    const r = runCli(['run', '--main-thread', c('threads4')]);
     assert.match(r.stdout, /total 500000500000\n$/);
     assert.equal(r.status, 0);
   });

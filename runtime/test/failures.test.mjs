@@ -69,7 +69,7 @@ describe('traps: exit 134, message names the thread and the trap', () => {
   });
 
   test('API: after a trap run() resolves and the process ends by itself (no worker left)', () => {
-    const r = runApiInChild(c('trap_in_thread'), {}, 20_000);
+    const r = runApiInChild(c('trap_in_thread'));
     assertChildEnded(r);
     assert.equal(r.code, 134);
     assert.equal(r.status, 0);
@@ -94,7 +94,7 @@ describe('traps: exit 134, message names the thread and the trap', () => {
 
 describe('traps in busy programs', () => {
   test('API: a trap while 4 other threads spin without calling the host -> 134 at once', async () => {
-    const r = await runGuest(c('trap_while_busy'), {}, 30_000);
+    const r = await runGuest(c('trap_while_busy'));
     assert.equal(r.code, 134);
     assert.equal(r.stdout, '4 threads spinning; trapping\n');
     assert.match(r.stderr, /\bthread 5\b/);
@@ -102,7 +102,7 @@ describe('traps in busy programs', () => {
   });
 
   test('CLI: a trap while other threads spin -> 134 and the process ends', () => {
-    const r = runCli(['run', c('trap_while_busy')], { timeoutMs: 30_000 });
+    const r = runCli(['run', c('trap_while_busy')]);
     assert.equal(r.signal, null, 'CLI did not end: spinning threads kept it alive');
     assert.equal(r.status, 134);
     assert.match(r.stderr, /\bthread 5\b/);
@@ -110,7 +110,7 @@ describe('traps in busy programs', () => {
 
   test('API: unbounded recursion in a thread exhausts the call stack -> 134, named as a trap of that thread', async () => {
     // wasmtime: "wasm trap: call stack exhausted", 134. V8 raises a RangeError for this.
-    const r = await runGuest(c('stack_overflow'), {}, 30_000);
+    const r = await runGuest(c('stack_overflow'));
     assert.equal(r.code, 134);
     assert.equal(r.stdout, 'recursing\n');
     assert.match(r.stderr, /\bthread 1\b/);
@@ -150,26 +150,26 @@ describe('proc_exit from any thread ends the program with its code', () => {
 
 describe('main returning ends the program with 0 while other threads still run (POSIX)', () => {
   test('API: run() resolves 0', async () => {
-    const r = await runGuest(c('main_returns'), {}, 30_000);
+    const r = await runGuest(c('main_returns'));
     assert.equal(r.code, 0);
     assert.equal(r.stdout, '3 threads running; main returns 0\n');
   });
 
   test('API: the process ends by itself after run() resolves (spinning, sleeping, waiting threads killed)', () => {
-    const r = runApiInChild(c('main_returns'), {}, 20_000);
+    const r = runApiInChild(c('main_returns'));
     assertChildEnded(r);
     assert.equal(r.status, 0);
     assert.equal(r.code, 0);
   });
 
   test('CLI: main returns while a thread blocks reading a stdin that stays open -> 0, the process ends', async () => {
-    const r = await runCliAsync(['run', c('exit_while_reading')], { input: null, timeoutMs: 30_000 });
+    const r = await runCliAsync(['run', c('exit_while_reading')], { input: null });
     assert.equal(r.signal, null, 'CLI did not end: the blocked stdin reader kept it alive');
     expectRun(r, { code: 0, stdout: 'main returns while a thread waits for stdin\n' });
   });
 
   test('CLI: exit status 0 and the process ends', () => {
-    const r = runCli(['run', c('main_returns')], { timeoutMs: 30_000 });
+    const r = runCli(['run', c('main_returns')]);
     assert.equal(r.signal, null, 'CLI did not end: a thread kept it alive');
     assert.equal(r.status, 0);
     assert.equal(r.stdout, '3 threads running; main returns 0\n');
@@ -193,7 +193,7 @@ const BAD_INPUT = [
 describe('bad input: one-line error, exit 1 or 2, no stack trace', () => {
   for (const [what, key, pattern, code] of BAD_INPUT) {
     test(`CLI: ${what}`, () => {
-      const r = runCli(['run', fixture[key]], { timeoutMs: 30_000 });
+      const r = runCli(['run', fixture[key]]);
       assert.equal(r.signal, null, 'CLI timed out');
       assert.ok(r.status === 1 || r.status === 2, `exit status ${r.status}, expected 1 or 2; stderr: ${r.stderr}`);
       assertOneLineError(r.stderr, pattern);
@@ -201,7 +201,7 @@ describe('bad input: one-line error, exit 1 or 2, no stack trace', () => {
     });
 
     test(`API: ${what} -> SpindleError ${code}`, async () => {
-      const outcome = await runGuest(fixture[key], {}, 30_000).then(
+      const outcome = await runGuest(fixture[key]).then(
         (r) => ({ resolved: r }),
         (e) => ({ error: e }),
       );

@@ -213,7 +213,8 @@ describe('C guests: _start on the calling thread (runOnCallingThread, Node)', ()
     ['main_returns', {}, 0, '3 threads running; main returns 0\n'],
   ]) {
     test(`${name}`, { todo }, () => {
-      const r = runApiInChild(c(name), { runOnCallingThread: true, ...options }, 15_000);
+      // A todo case is expected to hang: do not wait the full bound for it.
+      const r = runApiInChild(c(name), { runOnCallingThread: true, ...options }, todo ? 15_000 : undefined);
       assertChildEnded(r);
       assert.equal(r.error, undefined, `run threw: ${JSON.stringify(r.error)}`);
       assert.equal(r.code, code);
