@@ -6,11 +6,12 @@
 // Chromium comes from tools/setup.sh (apt package `chromium`); if it is missing these tests FAIL
 // with that instruction rather than skip. SPINDLE_CHROMIUM overrides the browser's path.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { cliPath, exitGuard, expectRun, guest, guestsBuild, SIXTEEN_THREADS_OUTPUT } from './helpers.mjs';
+import { cliPath, exitGuard, expectRun, guest, guestsBuild, runtimeDir, SIXTEEN_THREADS_OUTPUT } from './helpers.mjs';
 
 exitGuard(after);
 
@@ -231,6 +232,31 @@ describe('Chromium: a page that is not cross-origin isolated', () => {
       }
       const shown = await page.textContent('#error');
       assert.match(shown, /^NOT_ISOLATED: .*Cross-Origin-Opener-Policy/);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+describe('Chromium: a page built with Vite (runtime/examples/vite)', () => {
+  const example = join(runtimeDir, 'examples', 'vite');
+  let out;
+  after(() => { if (out) rmSync(out, { recursive: true, force: true }); });
+
+  test("vite build bundles the 'spindle' import and its pool workers; the page runs threads4", async () => {
+    const vite = join(example, 'node_modules', 'vite', 'bin', 'vite.js');
+    assert.ok(existsSync(vite), "the Vite example's packages are missing: run 'npm ci' in runtime/examples/vite (tools/setup.sh does)");
+    out = mkdtempSync(join(tmpdir(), 'spindle-vite-'));
+    const b = spawnSync(process.execPath, [vite, 'build', '--outDir', out, '--emptyOutDir', '--logLevel', 'error'],
+      { cwd: example, encoding: 'utf8', timeout: 60_000 });
+    assert.equal(b.status, 0, `vite build failed:\n${b.stdout}${b.stderr}`);
+    copyFileSync(guest('c', 'threads4'), join(out, 'program.wasm'));
+    const base = await startServer(out);
+    const page = await context.newPage();
+    try {
+      await page.goto(base);
+      await page.waitForFunction(() => window.spindleResult, null, { timeout: PAGE_TIMEOUT_MS });
+      expectRun({ stderr: '', ...await page.evaluate(() => window.spindleResult) }, { code: 0, stdout: THREADS4 });
     } finally {
       await page.close();
     }

@@ -74,7 +74,7 @@ function create(init: WorkerInit, record: ProgramWorkers): void {
   record.workers.push(worker);
   worker.onerror = (e) => {
     e.preventDefault();
-    record.onFailure(`worker for slot ${init.slot} failed: ${e.message || 'its script did not load (is /spindle/worker.js served?)'}`);
+    record.onFailure(`worker for slot ${init.slot} failed: ${e.message || 'its script did not load (is the runtime\'s worker.js served beside browser.js?)'}`);
   };
   worker.onmessageerror = () => record.onFailure(`worker for slot ${init.slot} could not receive the program (is the page cross-origin isolated?)`);
   worker.onmessage = (e: MessageEvent<GrowRequest>) => {
