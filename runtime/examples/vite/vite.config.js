@@ -1,5 +1,6 @@
 // SharedArrayBuffer (and so threads) needs a cross-origin isolated page: the dev server and
 // `vite preview` send the two headers. Your production server must send them too.
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
 const isolation = {
@@ -8,8 +9,11 @@ const isolation = {
 };
 
 export default defineConfig({
-  // fs.allow: only because this example links the package from two folders up (file:../..);
-  // an installed spindle is in node_modules, which Vite serves anyway.
+  // This example uses the package it sits in; an app would `npm install spindle` instead.
+  // (Vite then picks dist/browser.js through the package's "browser" export condition.)
+  resolve: { alias: { spindle: fileURLToPath(new URL('../..', import.meta.url)) } },
+  // fs.allow: only because the package is two folders up; an installed spindle is in
+  // node_modules, which Vite serves anyway.
   server: { headers: isolation, fs: { allow: ['../..'] } },
   preview: { headers: isolation },
   // spindle starts its workers with new Worker(new URL('../worker.js', import.meta.url)):
