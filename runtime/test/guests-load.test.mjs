@@ -47,6 +47,11 @@ describe('sources', () => {
     expectThreads4(r);
   });
 
+  test('a single-threaded module that imports a non-shared memory (the host creates it)', async () => {
+    const r = await runGuest(modules.helloImportedMemory());
+    assert.deepEqual([r.code, r.stdout, r.stderr], [0, 'hello from imported memory\n', '']);
+  });
+
   test('a hand-made plain module (wasm-builder): fd_write + proc_exit(0)', async () => {
     const r = await runGuest(modules.hello(0));
     assert.equal(r.stdout, 'hand-made hello\n');
