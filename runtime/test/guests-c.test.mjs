@@ -57,6 +57,11 @@ describe('C guests: threads', () => {
     expectRun(r, { code: 0, stdout: 'threads in the tree (main included): 31\n' });
   });
 
+  test('eagain: a prewarm count above maxThreads is capped by it', async () => {
+    const r = await runGuest(c('eagain'), { threads: 8, maxThreads: 2 });
+    expectRun(r, { code: 0, stdout: 'pthread_create failed: EAGAIN\ncreated 2 threads, joined all\ncreate after join: ok\n' });
+  });
+
   test('eagain: past maxThreads pthread_create fails with EAGAIN; slots are reused after join', async () => {
     const r = await runGuest(c('eagain'), { maxThreads: 4 });
     expectRun(r, { code: 0, stdout: 'pthread_create failed: EAGAIN\ncreated 4 threads, joined all\ncreate after join: ok\n' });
@@ -129,6 +134,17 @@ describe('C guests: WASI', () => {
     expectRun(r, { code: 0, stdout: 'argc 4\nargv[0]=args_env.wasm (13 bytes)\nargv[1]=a1 (2 bytes)\n'
       + 'argv[2]=héllo wörld (13 bytes)\nargv[3]= (0 bytes)\n'
       + 'env SPINDLE_X=y\nenv SPINDLE_A=b=c\nenv SPINDLE_U=ü€😀\nenv count 4\n' });
+  });
+
+  test('args_env: 2,000 arguments and 500 variables of mixed UTF-8', async () => {
+    const args = Array.from({ length: 2000 }, (_, i) => `a${i}-${'é€😀'.repeat(i % 7)}`);
+    const env = Array.from({ length: 500 }, (_, i) => `SPINDLE_V${String(i).padStart(3, '0')}=${'ü'.repeat(i % 5)}`);
+    const r = await runGuest(c('args_env'), { args, env });
+    const expected = ['argc 2001', 'argv[0]=args_env.wasm (13 bytes)',
+      ...args.map((a, i) => `argv[${i + 1}]=${a} (${Buffer.byteLength(a)} bytes)`),
+      ...env.map((e) => `env ${e}`), 'env count 500'];
+    assert.deepEqual(lines(r.stdout), expected);
+    assert.equal(r.code, 0);
   });
 
   test('args_env: argv0 override and env as a list', async () => {
