@@ -65,7 +65,9 @@ export class Program {
     this.stdin = stdinPipe(options);
     this.init = {
       module: program.module,
-      memory: createMemory(program, options.memory),
+      memory: sharedMemory(program, options),
+      privateMemory: program.memory && !program.memory.shared && !options.memory
+        ? { initial: program.memory.initial, maximum: program.memory.maximum } : null,
       memoryImport: program.memory ? { module: program.memory.module, name: program.memory.name } : null,
       hasThreadStart: program.hasThreadStart,
       control: this.ctl.buffer,
@@ -213,10 +215,18 @@ function checkCount(option: string, n: number, min: number): number {
   return n;
 }
 
-function createMemory(program: LoadedProgram, given: WebAssembly.Memory | undefined): WebAssembly.Memory | null {
-  if (given) return given;
+/** The memory every thread shares: null if the module defines its own or imports a non-shared one. */
+function sharedMemory(program: LoadedProgram, options: RunOptions): WebAssembly.Memory | null {
+  const given = options.memory;
+  if (given) {
+    if (!(given.buffer instanceof SharedArrayBuffer) && !options.runOnCallingThread) {
+      throw new SpindleError('BAD_OPTION', 'the `memory` option is not shared, so it cannot reach the worker that runs _start; '
+        + 'pass a shared WebAssembly.Memory, or set runOnCallingThread');
+    }
+    return given;
+  }
   const m = program.memory;
-  if (!m) return null;
+  if (!m || !m.shared) return null;
   if (m.shared && m.maximum === undefined) {
     throw new SpindleError('BAD_MODULE', `${program.name} imports a shared memory without a maximum size, which WebAssembly does not allow; link with -Wl,--max-memory=N`);
   }

@@ -20,6 +20,11 @@ export interface WorkerInit {
   module: WebAssembly.Module;
   /** The shared memory, or null when the module defines its own (a single-threaded program). */
   memory: WebAssembly.Memory | null;
+  /**
+   * Limits of a NON-shared imported memory (a single-threaded program): such a memory cannot be
+   * posted to a worker, so the one thread that uses it creates it.
+   */
+  privateMemory: { initial: number; maximum?: number } | null;
   memoryImport: { module: string; name: string } | null;
   hasThreadStart: boolean;
   control: SharedArrayBuffer;
@@ -110,7 +115,8 @@ export class ThreadFactory {
     const ctl = new Control(init.control);
     // A module that defines its own memory exports it only once instantiated: until then the
     // host holds a stand-in whose `buffer` forwards to the export.
-    const memory = init.memory
+    const imported = init.memory ?? (init.privateMemory ? new WebAssembly.Memory(init.privateMemory) : null);
+    const memory = imported
       ?? (Object.defineProperty({}, 'buffer', { get: () => this.exported!.buffer }) as WebAssembly.Memory);
     this.host = new Host(memory, init.args, init.env, stdio, ctl);
     this.imports = {
@@ -118,9 +124,9 @@ export class ThreadFactory {
       wasi_snapshot_preview1: wasiPreview1(this.host, { stdioIsTty: init.stdioTty }),
       wasi: { 'thread-spawn': (arg: number) => spawnThread(init, platform, ctl, stdio, arg) },
     };
-    if (init.memory && init.memoryImport) {
+    if (imported && init.memoryImport) {
       const { module, name } = init.memoryImport;
-      this.imports[module] = { ...(this.imports[module] ?? {}), [name]: init.memory };
+      this.imports[module] = { ...(this.imports[module] ?? {}), [name]: imported };
     }
   }
 
@@ -128,7 +134,7 @@ export class ThreadFactory {
   instantiate(): WasmThread {
     const instance = new WebAssembly.Instance(this.init.module, this.imports);
     this.exported = instance.exports.memory as WebAssembly.Memory | undefined;
-    if (!this.init.memory && !(this.exported instanceof WebAssembly.Memory)) {
+    if (!this.init.memoryImport && !(this.exported instanceof WebAssembly.Memory)) {
       throw new Error('the module neither imports nor exports a memory; WASI programs must export "memory"');
     }
     return { instance, host: this.host };
