@@ -119,6 +119,14 @@ describe('traps in busy programs', () => {
   });
 });
 
+describe('a failing output callback', () => {
+  test('API: the stdout callback throws -> run() settles and no worker is left running', () => {
+    const r = runApiInChild(c('threads4'), {}, 30_000, { stdoutThrows: true });
+    assertChildEnded(r);
+    assert.ok(r.error || r.code !== undefined);
+  });
+});
+
 describe('proc_exit from any thread ends the program with its code', () => {
   test('API: exit(7) from a thread while main blocks in pthread_join on a thread that never ends', async () => {
     const r = await runGuest(c('exit_in_thread'));

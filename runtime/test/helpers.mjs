@@ -175,9 +175,9 @@ export function fnv1a32(bytes) {
  * for modes that block the calling thread (runOnCallingThread) and for checking that the process
  * ends by itself after run() resolves. Returns the parsed JSON result plus { status, signal }.
  */
-export function runApiInChild(source, options = {}, timeoutMs = RUN_TIMEOUT_MS) {
+export function runApiInChild(source, options = {}, timeoutMs = RUN_TIMEOUT_MS, { stdoutThrows = false } = {}) {
   const script = join(runtimeDir, 'test', 'fixtures', 'run-api.mjs');
-  const r = spawnSync(process.execPath, [script, JSON.stringify({ source, options })], {
+  const r = spawnSync(process.execPath, [script, JSON.stringify({ source, options, stdoutThrows })], {
     timeout: timeoutMs, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024,
   });
   let result = {};
