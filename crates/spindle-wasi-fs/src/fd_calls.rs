@@ -16,7 +16,20 @@ use spindle_fs::{Errno, Whence};
 pub(crate) fn ret(r: Result<(), Errno>) -> i32 {
     match r {
         Ok(()) => 0,
-        Err(e) => e.raw() as i32,
+        Err(e) => errno(e),
+    }
+}
+
+/// The WASI value of `e`, by name. spindle-fs's enum (as of this writing) numbers `Stale`,
+/// `Txtbsy` and `Xdev` 71/72/73 where witx has 72/74/75 (it lacks `srch` = 71 and `timedout` =
+/// 73), so those three are mapped here by variant; every other value is the discriminant.
+#[inline]
+pub(crate) fn errno(e: Errno) -> i32 {
+    match e {
+        Errno::Stale => 72,
+        Errno::Txtbsy => 74,
+        Errno::Xdev => 75,
+        e => e.raw() as i32,
     }
 }
 
@@ -29,8 +42,11 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_read(fd: i32, iovs
     match route(fd) {
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_read(fd, iovs, n, out) },
-        // SAFETY: the program lends iovs/out for the call.
-        Route::Spindle(f) => ret(unsafe { with_iovs(iovs, n, |b| fs().fd_read(f, b)).and_then(|k| put_u32(out, k as u32)) }),
+        // SAFETY: the program lends iovs/out for the call; `out` is checked before the read moves
+        // the offset.
+        Route::Spindle(f) => ret(mem::check(out, 4).and_then(|_| unsafe {
+            with_iovs(iovs, n, |b| fs().fd_read(f, b)).and_then(|k| put_u32(out, k as u32))
+        })),
     }
 }
 
@@ -43,8 +59,11 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_write(fd: i32, iov
     match route(fd) {
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_write(fd, iovs, n, out) },
-        // SAFETY: the program lends iovs/out for the call.
-        Route::Spindle(f) => ret(unsafe { with_ciovs(iovs, n, |b| fs().fd_write(f, b)).and_then(|k| put_u32(out, k as u32)) }),
+        // SAFETY: the program lends iovs/out for the call; `out` is checked before anything is
+        // written (a failed call must not have written).
+        Route::Spindle(f) => ret(mem::check(out, 4).and_then(|_| unsafe {
+            with_ciovs(iovs, n, |b| fs().fd_write(f, b)).and_then(|k| put_u32(out, k as u32))
+        })),
     }
 }
 
@@ -74,9 +93,9 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_pwrite(fd: i32, io
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_pwrite(fd, iovs, n, off, out) },
         // SAFETY: the program lends iovs/out for the call.
-        Route::Spindle(f) => {
-            ret(unsafe { with_ciovs(iovs, n, |b| fs().fd_pwrite(f, b, off as u64)).and_then(|k| put_u32(out, k as u32)) })
-        }
+        Route::Spindle(f) => ret(mem::check(out, 4).and_then(|_| unsafe {
+            with_ciovs(iovs, n, |b| fs().fd_pwrite(f, b, off as u64)).and_then(|k| put_u32(out, k as u32))
+        })),
     }
 }
 
@@ -91,6 +110,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_seek(fd: i32, off:
         Route::Host => unsafe { host::fd_seek(fd, off, whence, out) },
         Route::Spindle(f) => ret((|| {
             let w = Whence::from_raw(whence as u8).filter(|_| whence as u32 <= 2).ok_or(Errno::Inval)?;
+            mem::check(out, 8)?;
             let pos = fs().fd_seek(f, off, w)?;
             // SAFETY: the program's out-pointer.
             unsafe { put_u64(out, pos) }
@@ -265,7 +285,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_renumber(fd: i32, 
         // SAFETY: forwarded verbatim.
         (Route::Host, Route::Host) => unsafe { host::fd_renumber(fd, to) },
         (Route::Spindle(a), Route::Spindle(b)) => ret(fs().fd_renumber(a, b)),
-        _ => Errno::Badf.raw() as i32,
+        _ => errno(Errno::Badf),
     }
 }
 

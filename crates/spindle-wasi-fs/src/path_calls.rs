@@ -3,7 +3,7 @@
 //! never lead from one world into the other because spindle-fs confines resolution to its
 //! directory fd. Calls with two directory fds in different worlds answer EXDEV.
 
-use crate::fd_calls::{guest_fd, ret};
+use crate::fd_calls::{errno, guest_fd, ret};
 use crate::fds::{route, Route};
 use crate::host;
 use crate::mem::{self, bytes, bytes_mut, put_u32};
@@ -97,7 +97,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_rename(fd: i32, 
             let (o, n) = unsafe { (bytes(op, ol)?, bytes(np, nl)?) };
             fs().path_rename(a, o, b, n)
         })()),
-        _ => Errno::Xdev.raw() as i32,
+        _ => errno(Errno::Xdev),
     }
 }
 
@@ -123,7 +123,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_link(
             let (o, n) = unsafe { (bytes(op, ol)?, bytes(np, nl)?) };
             fs().path_link(a, flags as u32, o, b, n)
         })()),
-        _ => Errno::Xdev.raw() as i32,
+        _ => errno(Errno::Xdev),
     }
 }
 

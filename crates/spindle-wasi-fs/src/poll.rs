@@ -42,7 +42,7 @@ fn spindle_event(userdata: &[u8], tag: u8, f: spindle_fs::Fd) -> [u8; EVENT] {
     e[0..8].copy_from_slice(userdata);
     e[10] = tag;
     match fs().fd_filestat_get(f) {
-        Err(err) => e[8..10].copy_from_slice(&err.raw().to_le_bytes()),
+        Err(err) => e[8..10].copy_from_slice(&(crate::fd_calls::errno(err) as u16).to_le_bytes()),
         Ok(st) => {
             let nbytes = if tag == TAG_FD_READ { st.size.saturating_sub(fs().fd_tell(f).unwrap_or(0)) } else { 0 };
             e[16..24].copy_from_slice(&nbytes.to_le_bytes());
@@ -58,11 +58,11 @@ fn spindle_event(userdata: &[u8], tag: u8, f: spindle_fs::Fd) -> [u8; EVENT] {
 #[no_mangle]
 pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_poll_oneoff(subs: i32, events: i32, n: i32, out: i32) -> i32 {
     let Some(len) = (n as u32 as usize).checked_mul(SUB) else {
-        return Errno::Fault.raw() as i32;
+        return crate::fd_calls::errno(Errno::Fault);
     };
     // SAFETY: the program lends the subscriptions for the call.
     let Ok(sub_bytes) = (unsafe { mem::bytes(subs, len as i32) }) else {
-        return Errno::Fault.raw() as i32;
+        return crate::fd_calls::errno(Errno::Fault);
     };
     if !sub_bytes.chunks_exact(SUB).any(|s| spindle_fd(s).is_some()) {
         // SAFETY: forwarded verbatim.

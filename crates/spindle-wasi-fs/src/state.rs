@@ -213,7 +213,7 @@ fn register_pending() -> i32 {
         path.push(0);
         // SAFETY: a NUL-terminated string that outlives the call (wasi-libc copies it).
         if unsafe { __wasilibc_register_preopened_fd(fd, path.as_ptr()) } != 0 {
-            rc = Errno::Nomem.raw() as i32;
+            rc = crate::fd_calls::errno(Errno::Nomem);
         }
     }
     rc
@@ -239,11 +239,11 @@ static INIT_CTOR: extern "C" fn() = init_ctor;
 #[no_mangle]
 pub unsafe extern "C" fn spindle_fs_mount(path: *const u8) -> i32 {
     if path.is_null() {
-        return Errno::Fault.raw() as i32;
+        return crate::fd_calls::errno(Errno::Fault);
     }
     // SAFETY: NUL-terminated per the contract.
     let p = unsafe { core::ffi::CStr::from_ptr(path as *const core::ffi::c_char) }.to_bytes();
-    mount(p).map_or_else(|e| e.raw() as i32, |_| 0)
+    mount(p).map_or_else(crate::fd_calls::errno, |_| 0)
 }
 
 /// Rust API: mounts an empty memory directory at `path` and registers it as a preopen with

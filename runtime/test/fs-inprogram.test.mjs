@@ -1,0 +1,175 @@
+// The in-program filesystem (crates/spindle-wasi-fs linked into the program), guests in
+// tests/fs-guests built by `bash tests/fs-guests/build.sh` into build/tests/fs/:
+//   (i)  on spindle (CLI child processes): every guest, threads included;
+//   (ii) on node:wasi (single-threaded guests): no preopen from the host, so everything lives
+//        in spindle's /tmp; and with a host preopen, forwarded to the host.
+// `checkFsImports` runs on every guest: zero WASI filesystem imports may bypass spindle.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { checkFsImports, FS_CALLS } from '../dist/check.js';
+import { cliPath, repoRoot, runtimeDir } from './helpers.mjs';
+
+const built = join(repoRoot, 'build', 'tests', 'fs');
+const src = join(repoRoot, 'tests', 'fs-guests', 'c');
+const nodeWasiRunner = join(runtimeDir, 'test', 'fs-node-wasi-runner.mjs');
+const TIMEOUT = 120_000;
+
+function wasm(name) {
+  const p = join(built, `${name}.wasm`);
+  assert.ok(existsSync(p), `${p} is missing: run 'bash tests/fs-guests/build.sh' from the repository root`);
+  return p;
+}
+
+function expectOk(r, name) {
+  assert.equal(r.error, undefined, `${name}: ${r.error}`);
+  assert.deepEqual({ status: r.status, stdout: r.stdout, stderr: r.stderr }, { status: 0, stdout: `${name} ok\n`, stderr: '' });
+}
+
+/** (i): the spindle CLI. */
+function onSpindle(name, { env = [], args = [], program = name } = {}) {
+  const flags = env.flatMap((e) => ['--env', e]);
+  return spawnSync(process.execPath, [cliPath, 'run', ...flags, wasm(program), ...args], { encoding: 'utf8', timeout: TIMEOUT });
+}
+
+/** (ii): node:wasi. */
+function onNodeWasi(name, { env = [], preopens = [], args = [] } = {}) {
+  const flags = [...env.flatMap((e) => ['--env', e]), ...preopens.flatMap((p) => ['--preopen', p])];
+  return spawnSync(process.execPath, ['--no-warnings', nodeWasiRunner, wasm(name), ...flags, '--', ...args],
+    { encoding: 'utf8', timeout: TIMEOUT });
+}
+
+/** Each guest: the configurations it runs in. */
+const GUESTS = {
+  stdio: { nodeWasi: true },
+  posix: { nodeWasi: true },
+  dirs: { nodeWasi: true },
+  links: { nodeWasi: true },
+  badinput: { nodeWasi: true },
+  mounts: { nodeWasi: true, env: ['SPINDLE_FS_MOUNTS=/tmp,/data'] },
+  append_threads: { nodeWasi: false },
+  threads_share: { nodeWasi: false },
+  hostdir: { spindle: false, nodeWasi: true }, // needs a host preopen: the runtime has no --dir yet (issue 5 part iii)
+};
+
+describe('spindle check: WASI filesystem imports', () => {
+  const programs = existsSync(built) ? readdirSync(built).filter((f) => f.endsWith('.wasm')) : [];
+
+  test('every guest that links spindle-wasi-fs has zero bypassing imports', () => {
+    assert.ok(programs.length > 0, `no programs in ${built}: run 'bash tests/fs-guests/build.sh'`);
+    for (const p of programs.filter((f) => f !== 'stdio_plain.wasm')) {
+      const r = checkFsImports(readFileSync(join(built, p)));
+      assert.deepEqual(r.bypassing, [], `${p} bypasses spindle for ${r.bypassing.join(', ')}`);
+      assert.equal(r.hasNames, true, p);
+      assert.ok(r.forwarded.includes('fd_write'), `${p}: stdio is forwarded to the host`);
+    }
+  });
+
+  test('the Rust guest (fat LTO, one `use spindle_wasi_fs as _;`) forwards all 32 calls and bypasses none', () => {
+    const r = checkFsImports(readFileSync(wasm('fs_rust')));
+    assert.deepEqual(r.bypassing, []);
+    assert.deepEqual(r.forwarded, [...FS_CALLS].sort());
+  });
+
+  test('a program without the library is flagged', () => {
+    const r = checkFsImports(readFileSync(wasm('stdio_plain')));
+    assert.ok(r.bypassing.includes('path_open') && r.bypassing.includes('fd_write'), r.bypassing.join(','));
+    assert.deepEqual(r.forwarded, []);
+  });
+
+  test('without a name section everything counts as bypassing (conservative)', () => {
+    const r = checkFsImports(stripCustomSections(readFileSync(wasm('stdio'))));
+    assert.equal(r.hasNames, false);
+    assert.deepEqual(r.forwarded, []);
+    assert.ok(r.bypassing.includes('fd_write'));
+  });
+
+  test('a non-wasm file is a RangeError', () => {
+    assert.throws(() => checkFsImports(new TextEncoder().encode('not wasm at all')), RangeError);
+  });
+});
+
+describe('(i) in-program FS on spindle', () => {
+  for (const [name, cfg] of Object.entries(GUESTS)) {
+    if (cfg.spindle === false) continue;
+    test(name, () => expectOk(onSpindle(name, cfg), name));
+  }
+  for (const name of ['append_threads', 'threads_share']) {
+    test(`${name} with libspindle.a (fs + spindle-alloc)`, () => expectOk(onSpindle(name, { program: `${name}_alloc` }), name));
+  }
+  test('fs_rust: std::fs, and threads sharing files and a File', () => {
+    expectOk(onSpindle('fs_rust', { args: ['threads'] }), 'fs_rust');
+  });
+  test('SPINDLE_FS_MOUNTS= (empty) mounts nothing: /tmp is ENOENT', () => {
+    const r = onSpindle('stdio', { env: ['SPINDLE_FS_MOUNTS='] });
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /CHECK\(f != NULL\) failed \(errno 44/);
+  });
+});
+
+describe('(ii) in-program FS on node:wasi (single-threaded programs)', () => {
+  for (const [name, cfg] of Object.entries(GUESTS)) {
+    if (!cfg.nodeWasi) continue;
+    test(name, () => {
+      const dir = name === 'hostdir' ? mkdtempSync(join(tmpdir(), 'spindle-hostdir-')) : undefined;
+      try {
+        const r = onNodeWasi(name, { ...cfg, preopens: dir ? [`/host=${dir}`] : [] });
+        expectOk(r, name);
+        if (dir) assert.equal(readFileSync(join(dir, 'from-guest.txt'), 'utf8'), 'to the host\n');
+      } finally {
+        if (dir) rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+  test('fs_rust', () => expectOk(onNodeWasi('fs_rust'), 'fs_rust'));
+
+  test('a host preopen of /tmp wins over the default memory /tmp', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spindle-hosttmp-'));
+    try {
+      const r = onNodeWasi('stdio', { preopens: [`/tmp=${dir}`], env: ['FS_GUEST_HOST_TMP=1'] });
+      expectOk(r, 'stdio');
+      assert.match(readFileSync(join(dir, 'stdio.txt'), 'utf8'), /^line 0\n/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('an explicit SPINDLE_FS_MOUNTS=/tmp shadows the host /tmp', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'spindle-hosttmp-'));
+    try {
+      const r = onNodeWasi('stdio', { preopens: [`/tmp=${dir}`], env: ['SPINDLE_FS_MOUNTS=/tmp'] });
+      expectOk(r, 'stdio');
+      assert.deepEqual(readdirSync(dir), []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+test('every C guest in tests/fs-guests/c has a runner here', () => {
+  const sources = readdirSync(src).filter((f) => f.endsWith('.c')).map((f) => f.slice(0, -2)).sort();
+  assert.deepEqual(sources, Object.keys(GUESTS).sort());
+});
+
+/** The module without its custom sections (as `--strip-all` would leave it). */
+function stripCustomSections(bytes) {
+  const out = [bytes.subarray(0, 8)];
+  let pos = 8;
+  const u32 = () => {
+    let result = 0, shift = 0, b;
+    do { b = bytes[pos++]; result += (b & 0x7f) * 2 ** shift; shift += 7; } while (b & 0x80);
+    return result;
+  };
+  while (pos < bytes.length) {
+    const start = pos;
+    const id = bytes[pos++];
+    const size = u32();
+    const end = pos + size;
+    if (id !== 0) out.push(bytes.subarray(start, end));
+    pos = end;
+  }
+  return Buffer.concat(out);
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds the in-program filesystem's guest tests into build/tests/fs/ (gitignored):
+#   <name>.wasm          C programs (c/<name>.c) linked with libspindle-fs.a
+#   <name>_alloc.wasm    the same linked with libspindle.a (fs + spindle-alloc), for the
+#                        threaded ones (append_threads, threads_share)
+#   stdio_plain.wasm     stdio.c WITHOUT the library (the checker must flag it)
+#   fs_rust.wasm         Rust std::fs program using the spindle-wasi-fs crate (rust/)
+# First builds and installs the C archives (tools/build-c-libs.sh).
+# Usage: bash tests/fs-guests/build.sh
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+out="$repo/build/tests/fs"
+mkdir -p "$out"
+prefix=$("$repo/tools/build-c-libs.sh" | tail -n 1)
+cc="$repo/tools/wasi-cc"
+"$repo/tools/wasi-sysroot.sh" >/dev/null
+flags=(-Wall -Werror -I"$prefix/include" -I"$here/c")
+pids=()
+for src in "$here"/c/*.c; do
+  name=$(basename "$src" .c)
+  "$cc" "${flags[@]}" "$src" "$prefix/lib/libspindle-fs.a" -o "$out/$name.wasm" & pids+=($!)
+done
+for name in append_threads threads_share; do
+  "$cc" "${flags[@]}" "$here/c/$name.c" "$prefix/lib/libspindle.a" -o "$out/${name}_alloc.wasm" & pids+=($!)
+done
+"$cc" "${flags[@]}" "$here/c/stdio.c" -o "$out/stdio_plain.wasm" & pids+=($!)
+for p in "${pids[@]}"; do wait "$p"; done
+if [ -d "$here/rust" ] && [ -f "$here/rust/Cargo.toml" ]; then
+  (cd "$here/rust" && cargo build -q --release --target wasm32-wasip1-threads)
+  cp "$here/rust/target/wasm32-wasip1-threads/release/fs_rust.wasm" "$out/fs_rust.wasm"
+fi

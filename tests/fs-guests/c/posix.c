@@ -1,0 +1,56 @@
+/* open/pread/pwrite/lseek/ftruncate/fsync/fstat/stat and their errors on spindle's /tmp. */
+#include "check.h"
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int main(void) {
+  int fd = open("/tmp/posix.bin", O_RDWR | O_CREAT | O_EXCL, 0644);
+  CHECK(fd >= 0 && SPINDLE_FD(fd));
+  CHECK_ERR(open("/tmp/posix.bin", O_RDWR | O_CREAT | O_EXCL, 0644), EEXIST);
+  CHECK(write(fd, "0123456789", 10) == 10);
+  CHECK(pwrite(fd, "AB", 2, 4) == 2);
+  CHECK(lseek(fd, 0, SEEK_CUR) == 10);
+  char buf[16] = {0};
+  CHECK(pread(fd, buf, 10, 0) == 10 && memcmp(buf, "0123AB6789", 10) == 0);
+  CHECK(pread(fd, buf, 10, 100) == 0);
+  CHECK(lseek(fd, 2, SEEK_SET) == 2);
+  CHECK(read(fd, buf, 3) == 3 && memcmp(buf, "23A", 3) == 0);
+  CHECK(lseek(fd, -1, SEEK_END) == 9);
+  CHECK_ERR(lseek(fd, -100, SEEK_SET), EINVAL);
+  CHECK(fsync(fd) == 0);
+  CHECK(fdatasync(fd) == 0);
+
+  CHECK(ftruncate(fd, 4) == 0);
+  struct stat st;
+  CHECK(fstat(fd, &st) == 0 && st.st_size == 4 && S_ISREG(st.st_mode) && st.st_nlink == 1);
+  CHECK(ftruncate(fd, 1 << 20) == 0);
+  CHECK(pread(fd, buf, 4, 1000) == 4 && memcmp(buf, "\0\0\0\0", 4) == 0);
+  CHECK(stat("/tmp/posix.bin", &st) == 0 && st.st_size == 1 << 20);
+  CHECK(st.st_mtim.tv_sec > 1600000000); /* the host's realtime clock stamps files */
+  CHECK(close(fd) == 0);
+  CHECK_ERR(close(fd), EBADF);
+  CHECK_ERR(read(fd, buf, 1), EBADF);
+
+  /* Access modes: a read-only fd cannot write, a write-only fd cannot read. */
+  fd = open("/tmp/posix.bin", O_RDONLY);
+  CHECK(fd >= 0);
+  CHECK_ERR(write(fd, "x", 1), EBADF);
+  CHECK_ERR(ftruncate(fd, 0), EINVAL);
+  CHECK(close(fd) == 0);
+  fd = open("/tmp/posix.bin", O_WRONLY | O_TRUNC);
+  CHECK(fd >= 0);
+  CHECK_ERR(read(fd, buf, 1), EBADF);
+  CHECK(fstat(fd, &st) == 0 && st.st_size == 0);
+  CHECK(close(fd) == 0);
+
+  CHECK_ERR(open("/tmp/nope", O_RDONLY), ENOENT);
+  CHECK_ERR(open("/tmp", O_WRONLY), EISDIR);
+  CHECK_ERR(open("/tmp/posix.bin/x", O_RDONLY), ENOTDIR);
+  CHECK_ERR(open("/tmp/../etc/passwd", O_RDONLY), ENOTCAPABLE);
+  CHECK(stat("/tmp", &st) == 0 && S_ISDIR(st.st_mode));
+  CHECK(unlink("/tmp/posix.bin") == 0);
+  CHECK_ERR(stat("/tmp/posix.bin", &st), ENOENT);
+  printf("posix ok\n");
+  return 0;
+}
