@@ -146,6 +146,14 @@ describe('CLI: output', () => {
     assert.equal(lines(r.stdout).length, 16384);
   });
 
+  test('stdout closed by the reader (like | head -1): writes fail with EPIPE, the C program ignores it and exits 0', async () => {
+    // wasmtime 46 does the same (0); a Rust program panics on EPIPE instead (134 on both).
+    const r = await runCliAsync(['run', c('large_output')], { closeStdoutEarly: true });
+    assert.equal(r.signal, null);
+    assert.equal(r.status, 0);
+    assert.equal(r.stderr, '');
+  });
+
   test('lines from 8 threads on stdout and stderr: whole lines, each thread in order', () => {
     const r = runCli(['run', c('interleave')]);
     assert.equal(r.status, 0);

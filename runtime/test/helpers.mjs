@@ -98,12 +98,16 @@ export function runCli(args, { input = '', timeoutMs = RUN_TIMEOUT_MS, env } = {
  * Like runCli, but asynchronous (lets several CLI runs of one test file overlap).
  * `input: null` leaves the child's stdin pipe open (no data, no end of file) until it exits.
  * `stallStdoutMs` stops reading the child's stdout for that long at the start (a full pipe).
+ * `closeStdoutEarly` closes the reading end of stdout after the first chunk (EPIPE afterwards).
  */
-export function runCliAsync(args, { input = '', timeoutMs = RUN_TIMEOUT_MS, stallStdoutMs = 0 } = {}) {
+export function runCliAsync(args, { input = '', timeoutMs = RUN_TIMEOUT_MS, stallStdoutMs = 0, closeStdoutEarly = false } = {}) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [cliPath, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     const out = [], err = [];
-    child.stdout.on('data', (c) => out.push(c));
+    child.stdout.on('data', (c) => {
+      out.push(c);
+      if (closeStdoutEarly) child.stdout.destroy(); // like `| head -1`: later writes get EPIPE
+    });
     if (stallStdoutMs > 0) {
       // A slow reader: the pipe fills up and the program's writes must wait, not fail or drop.
       child.stdout.pause();
