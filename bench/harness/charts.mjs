@@ -2,7 +2,7 @@
  * Turns an experiment's rows into its SVG charts, from the chart declarations of its registry
  * entry:
  *
- *   { file, kind: 'lines', title, metric, filter?(row) }   median of `metric` against T (from the
+ *   { file, kind: 'lines', title, metric, filter?(row), yLabel?, log? }   median of `metric` against T (from the
  *                                                          variant "T=n"), one line per configuration
  *   { file, kind: 'bars',  title, metric, filter?(row) }   median of `metric` per variant (e.g. main
  *                                                          thread / worker), one bar per configuration
@@ -31,10 +31,10 @@ export function renderChart(decl, rows) {
   const mine = rows.filter((r) => r.metric === decl.metric && (!decl.filter || decl.filter(r)));
   if (!mine.length) return undefined;
   const unit = mine[0].unit;
-  const yLabel = `${decl.metric} (${unit}), median of ${Math.max(...mine.map((r) => r.runs), 0)} runs`;
+  const yLabel = `${decl.yLabel ?? `${decl.metric} (${unit})`}, median of ${Math.max(...mine.map((r) => r.runs), 0)} runs`;
   if (decl.kind === 'lines') {
     return lineChart({
-      title: decl.title, subtitle: decl.subtitle, xLabel: 'threads (T)', yLabel,
+      title: decl.title, subtitle: decl.subtitle, xLabel: 'threads (T)', yLabel: decl.log ? `${yLabel}, log scale` : yLabel, log: decl.log,
       series: configsOf(mine).map((config) => {
         const rs = mine.filter((r) => r.config === config);
         return { name: config, missing: missing(rs), points: rs.map((r) => [threadsOf(r), r.ok ? r.median : NaN]) };
@@ -44,7 +44,7 @@ export function renderChart(decl, rows) {
   if (decl.kind === 'bars') {
     const categories = [...new Set(mine.map((r) => r.variant))];
     return barChart({
-      title: decl.title, subtitle: decl.subtitle, xLabel: decl.xLabel ?? '', yLabel, categories,
+      title: decl.title, subtitle: decl.subtitle, xLabel: decl.xLabel ?? '', yLabel: decl.log ? `${yLabel}, log scale` : yLabel, log: decl.log, categories,
       series: configsOf(mine).map((config) => {
         const rs = mine.filter((r) => r.config === config);
         return {

@@ -33,6 +33,7 @@ import { failures } from './rows.mjs';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..', '..');
 const WASMTIME_VERSION = '46.';
+const WORK = join(repo, 'build', 'bench', 'harness');
 
 export const V8_TIER = 'wasm on V8 runs with the optimizing tier (TurboFan) up front: spindle by default, '
   + 'the emnapi peer with node --no-liftoff; the optimizing-tier experiment compares against V8\'s default tiering '
@@ -99,12 +100,14 @@ async function prepare(selected, opts, log) {
   if (needs.has('programs') || needs.has('peers')) {
     const cli = join(repo, 'runtime', 'dist', 'cli.js');
     if (!existsSync(cli)) throw new UsageError(`${relative(process.cwd(), cli)} is missing: build the runtime first: (cd runtime && npx tsc -p .)`);
-    // Snapshot the runtime under test: runtime/dist may be rebuilt during the session.
-    const snapshot = join(opts.out, 'runtime-dist');
+    // Snapshot the runtime under test: runtime/dist may be rebuilt during the session. Built
+    // programs and the snapshot live in build/bench/harness, never in the results directory.
+    const snapshot = join(WORK, `runtime-dist-${process.pid}`);
+    ctx.cleanup = () => rmSync(snapshot, { recursive: true, force: true });
     rmSync(snapshot, { recursive: true, force: true });
     cpSync(dirname(cli), snapshot, { recursive: true });
     ctx.spindleCli = join(snapshot, 'cli.js');
-    ctx.programs = buildPrograms(repo, opts.out, log);
+    ctx.programs = buildPrograms(repo, WORK, log);
   }
   ctx.commands = commands(ctx);
   return ctx;
@@ -154,6 +157,7 @@ export async function main(argv) {
     log(`${e.id}: ${seconds().toFixed(1)} s`);
   }
   progress.done();
+  ctx.cleanup?.();
 
   const loadSummary = load.stop();
   const m = machine();

@@ -43,7 +43,7 @@ export async function loadRegistry(repo) {
     }),
     {
       ...spawnLatency, needs: RUNTIME_NEEDS, source: 'bench/runtime/experiments/spawn-latency.mjs',
-      charts: [{ file: 'spawn-latency-p50.svg', kind: 'bars', title: 'Thread spawn latency, warm pool (p50)', metric: 'p50', xLabel: 'threads spawned per round' }],
+      charts: [{ file: 'spawn-latency-p50.svg', kind: 'bars', title: 'Thread spawn latency, warm pool (p50)', metric: 'p50', xLabel: 'threads spawned per round', log: true }],
     },
     {
       ...firstOutput, needs: RUNTIME_NEEDS, source: 'bench/runtime/experiments/first-output.mjs',

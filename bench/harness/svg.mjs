@@ -16,7 +16,7 @@ export function esc(s) {
   return String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
 }
 
-const fmt = (v) => (Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : Number(v.toPrecision(3)).toString());
+const fmt = (v) => (Number.isInteger(v) || Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 10 ? v.toFixed(1) : Number(v.toPrecision(3)).toString());
 const finite = (v) => typeof v === 'number' && Number.isFinite(v);
 
 /** About five round tick values covering [0, max]. */
@@ -28,6 +28,23 @@ export function ticks(max) {
   const out = [];
   for (let v = 0; v < max + step * 0.999; v += step) out.push(Number(v.toPrecision(12)));
   return out;
+}
+
+/**
+ * The y axis: linear from 0 with round ticks, or (log: true) logarithmic over the decades that
+ * hold the values, for charts whose configurations differ by orders of magnitude.
+ */
+export function yAxis(values, log = false) {
+  const pos = values.filter((v) => finite(v) && (!log || v > 0));
+  if (log && pos.length) {
+    const lo = Math.floor(Math.log10(Math.min(...pos))), hi = Math.max(lo + 1, Math.ceil(Math.log10(Math.max(...pos))));
+    const yTicks = Array.from({ length: hi - lo + 1 }, (_, i) => 10 ** (lo + i));
+    const yScale = (y) => Number((M.top + PH - ((Math.log10(y) - lo) / (hi - lo)) * PH).toFixed(2));
+    return { yTicks, yScale, bottom: 10 ** lo };
+  }
+  const yTicks = ticks(Math.max(0, ...pos) * 1.05);
+  const yTop = yTicks[yTicks.length - 1];
+  return { yTicks, yScale: (y) => Number((M.top + PH - (y / yTop) * PH).toFixed(2)), bottom: 0 };
 }
 
 function frame({ title, subtitle, yLabel, xLabel, yTicks, yScale }) {
@@ -67,18 +84,16 @@ function legend(series) {
 }
 
 /**
- * @param spec { title, subtitle?, xLabel, yLabel, series: [{ name, points: [[x, y], ...], missing? }] }
+ * @param spec { title, subtitle?, xLabel, yLabel, log?, series: [{ name, points: [[x, y], ...], missing? }] }
  *   points with a non-finite y are gaps; `missing` (e.g. "FAILED", "unavailable") is shown in the legend.
  */
 export function lineChart(spec) {
   const series = spec.series.map((s, i) => ({ ...s, color: PALETTE[i % PALETTE.length] }));
-  const pts = series.flatMap((s) => s.points.filter(([x, y]) => finite(x) && finite(y)));
+  const ok = (x, y) => finite(x) && finite(y) && (!spec.log || y > 0);
   const xs = [...new Set(series.flatMap((s) => s.points.map(([x]) => x)).filter(finite))].sort((a, b) => a - b);
   const xMin = xs.length ? xs[0] : 0, xMax = xs.length ? xs[xs.length - 1] : 1;
-  const yTicks = ticks(Math.max(0, ...pts.map(([, y]) => y)) * 1.05);
-  const yTop = yTicks[yTicks.length - 1];
+  const { yTicks, yScale } = yAxis(series.flatMap((s) => s.points.filter(([x, y]) => ok(x, y)).map(([, y]) => y)), spec.log);
   const xScale = (x) => M.left + (xMax === xMin ? PW / 2 : ((x - xMin) / (xMax - xMin)) * PW);
-  const yScale = (y) => Number((M.top + PH - (y / yTop) * PH).toFixed(2));
   const out = frame({ ...spec, yTicks, yScale });
   out.push('<g class="x-ticks" text-anchor="middle" fill="#333">');
   for (const x of xs) out.push(`<text x="${xScale(x)}" y="${M.top + PH + 18}">${esc(fmt(x))}</text>`);
@@ -92,7 +107,7 @@ export function lineChart(spec) {
       run = [];
     };
     for (const [x, y] of [...s.points].sort((a, b) => a[0] - b[0])) {
-      if (!finite(x) || !finite(y)) { flush(); continue; }
+      if (!ok(x, y)) { flush(); continue; }
       run.push([x, y]);
       out.push(`<circle cx="${xScale(x).toFixed(2)}" cy="${yScale(y)}" r="3.5"><title>${esc(`${s.name}: ${fmt(y)} at ${fmt(x)}`)}</title></circle>`);
     }
@@ -104,14 +119,12 @@ export function lineChart(spec) {
 }
 
 /**
- * @param spec { title, subtitle?, xLabel, yLabel, categories: [name], series: [{ name, values: [y per category], missing? }] }
+ * @param spec { title, subtitle?, xLabel, yLabel, log?, categories: [name], series: [{ name, values: [y per category], missing? }] }
  */
 export function barChart(spec) {
   const series = spec.series.map((s, i) => ({ ...s, color: PALETTE[i % PALETTE.length] }));
-  const vals = series.flatMap((s) => s.values.filter(finite));
-  const yTicks = ticks(Math.max(0, ...vals) * 1.05);
-  const yTop = yTicks[yTicks.length - 1];
-  const yScale = (y) => Number((M.top + PH - (y / yTop) * PH).toFixed(2));
+  const ok = (v) => finite(v) && (!spec.log || v > 0);
+  const { yTicks, yScale } = yAxis(series.flatMap((s) => s.values.filter(ok)), spec.log);
   const out = frame({ ...spec, yTicks, yScale });
   const groupW = PW / Math.max(1, spec.categories.length);
   const barW = (groupW * 0.8) / Math.max(1, series.length);
@@ -122,7 +135,7 @@ export function barChart(spec) {
     out.push(`<g class="series" data-series="${esc(s.name)}" fill="${s.color}">`);
     spec.categories.forEach((c, ci) => {
       const v = s.values[ci];
-      if (!finite(v)) return;
+      if (!ok(v)) return;
       const x = M.left + groupW * ci + groupW * 0.1 + barW * si;
       const y = yScale(v);
       out.push(`<rect x="${x.toFixed(2)}" y="${y}" width="${barW.toFixed(2)}" height="${(M.top + PH - y).toFixed(2)}"><title>${esc(`${s.name}, ${c}: ${fmt(v)}`)}</title></rect>`);

@@ -179,6 +179,21 @@ describe('bench harness: SVG charts', () => {
     for (const b of bars('spindle-fs')) assert.ok(Number(b.attrs.height) > 0);
   });
 
+  test('a log-scale chart has decade ticks and draws values across orders of magnitude', () => {
+    const svg = barChart({
+      title: 'spawn p50', xLabel: '', yLabel: 'us', log: true, categories: ['k=1'],
+      series: [{ name: 'spindle', values: [13] }, { name: 'emnapi-nopool', values: [114000] }, { name: 'zero', values: [0] }],
+    });
+    const els = assertSvg(svg, ['spindle', 'emnapi-nopool', 'zero']);
+    const labels = els.filter((e) => e.name === 'text' && e.parent?.attrs.class === 'y-ticks');
+    assert.equal(labels.length, 6, '10 .. 1000000: six decades');
+    const bars = (name) => els.filter((e) => e.name === 'rect' && e.parent?.attrs['data-series'] === name);
+    assert.ok(Number(bars('spindle')[0].attrs.height) > 0);
+    assert.ok(Number(bars('emnapi-nopool')[0].attrs.height) > Number(bars('spindle')[0].attrs.height));
+    assert.equal(bars('zero').length, 0, 'a zero has no place on a log scale: a gap, not a bar');
+    assert.match(svg, />1000000</);
+  });
+
   test('charts from rows: every configuration of the rows is a series, failed and unavailable ones included', () => {
     const rows = [
       row('native', 'T=1', 300), row('native', 'T=2', 310),

@@ -13,7 +13,7 @@
  * workload, thread count and number of operations that were asked for.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { measure, parseLine, withRatios } from '../../runtime/lib/measure.mjs';
 import { unavailableRows } from '../rows.mjs';
@@ -25,7 +25,8 @@ export const needs = ['programs', 'wasmtime'];
 
 export const notes = [
   'Workload (a) ring: T threads share a fixed total of malloc/free pairs, each keeping a ring of 256 live blocks of 8..1024 bytes; '
-    + '(d) article: the reference article\'s shape, a ring of 1,024 blocks of 1000..2023 bytes (fewer pairs than its 100M).',
+    + '(d) article (full run only): the reference article\'s shape, a ring of 1,024 blocks of 1000..2023 bytes. '
+    + 'Pairs per run: ring 2M (500k with --quick), article 2M (the article used 100M: same per-pair work, shorter runs).',
   'The wasm configurations run on the spindle CLI (optimizing tier up front) and, for C, on wasmtime 46.',
   'ms is measured inside the program around the workload; mem_kb is the linear memory at the end on wasm (it only grows) and peak RSS natively.',
   'Verification: exit 0 and a result line naming the requested workload, threads and operation count (the program prints no checksum).',
@@ -33,8 +34,8 @@ export const notes = [
 ];
 
 export const charts = [
-  { file: 'malloc-ring.svg', kind: 'lines', title: 'malloc, workload (a) ring: time vs threads', metric: 'ms', filter: (r) => r.variant.startsWith('ring') },
-  { file: 'malloc-article.svg', kind: 'lines', title: 'malloc, workload (d) article: time vs threads', metric: 'ms', filter: (r) => r.variant.startsWith('article') },
+  { file: 'malloc-ring.svg', kind: 'lines', title: 'malloc, workload (a) ring: time vs threads', metric: 'ms', yLabel: 'workload time (ms)', log: true, filter: (r) => r.variant.startsWith('ring') },
+  { file: 'malloc-article.svg', kind: 'lines', title: 'malloc, workload (d) article: time vs threads', metric: 'ms', yLabel: 'workload time (ms)', log: true, filter: (r) => r.variant.startsWith('article') },
 ];
 
 const METRICS = [{ key: 'ms', unit: 'ms' }, { key: 'mem_kb', unit: 'KiB' }];
@@ -45,11 +46,38 @@ export function unavailable(ctx) {
   return undefined;
 }
 
-export async function run(ctx) {
-  const out = join(ctx.repo, 'build', 'bench', 'alloc');
+/** Newest modification time of the files under `paths` (recursively; target/ skipped). */
+function newest(paths) {
+  let t = 0;
+  const walk = (p) => {
+    if (!existsSync(p)) return;
+    const st = statSync(p);
+    if (!st.isDirectory()) { t = Math.max(t, st.mtimeMs); return; }
+    for (const e of readdirSync(p)) if (e !== 'target' && e !== 'fuzz') walk(join(p, e));
+  };
+  paths.forEach(walk);
+  return t;
+}
+
+/**
+ * Runs bench/alloc/build.sh unless every artifact is newer than the sources it comes from
+ * (the script rebuilds the C libraries of tools/build-c-libs.sh each time, minutes on a busy machine).
+ */
+function build(ctx, out) {
+  const artifacts = ['c_dlmalloc.wasm', 'c_spindle.wasm', 'rust_default.wasm', 'rust_spindle.wasm', 'c_native'].map((f) => join(out, f));
+  const sources = ['bench/alloc', 'crates/spindle-alloc', 'crates/spindle-alloc-c', 'tools/build-c-libs.sh', 'tools/wasi-cc'].map((p) => join(ctx.repo, p));
+  const oldest = Math.min(...artifacts.map((a) => (existsSync(a) ? statSync(a).mtimeMs : 0)));
+  if (oldest > newest(sources)) { ctx.log('malloc: configurations up to date in build/bench/alloc (not rebuilt)'); return; }
   ctx.log('malloc: building the configurations (bench/alloc/build.sh)');
+  const b0 = Date.now();
   const b = spawnSync('bash', [join(ctx.repo, 'bench', 'alloc', 'build.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (b.status !== 0) throw new Error(`bench/alloc/build.sh failed (exit ${b.status}): ${(b.stderr || b.stdout).trim().split('\n').slice(-3).join(' | ')}`);
+  ctx.log(`malloc: built in ${((Date.now() - b0) / 1000).toFixed(0)} s`);
+}
+
+export async function run(ctx) {
+  const out = join(ctx.repo, 'build', 'bench', 'alloc');
+  build(ctx, out);
   const mimallocSo = ['/usr/lib/x86_64-linux-gnu/libmimalloc.so.2', '/usr/lib/x86_64-linux-gnu/libmimalloc.so'].find((p) => existsSync(p));
   const spindle = (wasm) => (args) => ctx.commands.spindle(join(out, wasm), args);
   const configs = [
@@ -66,8 +94,8 @@ export async function run(ctx) {
   ];
   const threads = ctx.threads.filter((t) => [1, 2, 4].includes(t));
   const workloads = ctx.quick
-    ? [{ name: 'ring', total: 1_000_000 }]
-    : [{ name: 'ring', total: 4_000_000 }, { name: 'article', total: 10_000_000 }];
+    ? [{ name: 'ring', total: 500_000 }]
+    : [{ name: 'ring', total: 2_000_000 }, { name: 'article', total: 2_000_000 }];
   const rows = [];
   for (const w of workloads) {
     for (const t of threads.length ? threads : [1, 2, 4]) {
