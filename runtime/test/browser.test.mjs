@@ -238,6 +238,20 @@ describe('Chromium: a page that is not cross-origin isolated', () => {
   });
 });
 
+describe('Chromium: a worker that cannot start', () => {
+  test('worker.js not found: exit 1 with a one-line message, no hang', async () => {
+    const failing = await browser.newContext();
+    try {
+      await failing.route('**/spindle/worker.js', (route) => route.fulfill({ status: 404, body: 'not found' }));
+      const r = await runPage('wasm=/c/threads4.wasm', { page: await failing.newPage() });
+      expectRun(r, { code: 1, stdout: '', stderr: "spindle: error: worker for slot 0 failed: its script did not load "
+        + "(is the runtime's worker.js served beside browser.js?)\n" });
+    } finally {
+      await failing.close();
+    }
+  });
+});
+
 describe('Chromium: a page built with Vite (runtime/examples/vite)', () => {
   const example = join(runtimeDir, 'examples', 'vite');
   let out;
