@@ -230,7 +230,7 @@ describe('C guests: _start on the calling thread (runOnCallingThread, Node)', ()
   ]) {
     test(`${name}`, { todo }, () => {
       // A todo case is expected to hang: do not wait the full bound for it.
-      const r = runApiInChild(c(name), { runOnCallingThread: true, ...options }, todo ? 15_000 : undefined);
+      const r = runApiInChild(c(name), { runOnCallingThread: true, ...options }, todo ? 8_000 : undefined);
       assertChildEnded(r);
       assert.equal(r.error, undefined, `run threw: ${JSON.stringify(r.error)}`);
       assert.equal(r.code, code);
