@@ -64,6 +64,11 @@ describe('Rust guests: std::thread and std::sync', () => {
     expectRun(r, { code: 42, stdout: 'main waiting\nthread exiting with 42\n' });
   });
 
+  test('main_returns: main returns while threads sleep or wait -> 0', async () => {
+    const r = await runGuest(rs('main_returns'));
+    expectRun(r, { code: 0, stdout: '2 threads running; main returns\n' });
+  });
+
   test('panic_join: a panic in a thread aborts the program (panic=abort on this target): 134', async () => {
     // wasmtime: prints the panic, then `unreachable` trap in the panicking thread, exit 134.
     // JoinHandle::join never returns Err on wasm32-wasip1-threads (std is built with panic=abort).
