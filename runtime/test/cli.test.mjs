@@ -102,6 +102,15 @@ describe('CLI: flags and arguments', () => {
     expectRun(r, { code: 0, stdout: `bytes ${input.length} lines 3 fnv ${fnv1a32(Buffer.from(input))}\nfirst line: first line\n` });
   });
 
+  test('2 MiB of stdin through the CLI, nothing lost or reordered', () => {
+    const input = Buffer.alloc(2 << 20);
+    for (let i = 0; i < input.length; i++) input[i] = i % 251 === 250 ? 10 : 32 + (i % 91);
+    const newlines = input.filter((b) => b === 10).length;
+    const r = runCli(['run', c('stdin_read')], { input });
+    assert.equal(r.status, 0);
+    assert.equal(lines(r.stdout)[0], `bytes ${input.length} lines ${newlines} fnv ${fnv1a32(input)}`);
+  });
+
   test('stdin of a Rust program (read_to_string)', () => {
     const r = runCli(['run', rs('stdin_echo')], { input: 'abc\ndéf\n' });
     assert.equal(r.stdout, 'bytes 9 lines 2\n> ABC\n> DÉF\n');
