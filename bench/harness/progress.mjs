@@ -13,7 +13,7 @@ export function createProgress({ total, stream = process.stderr, tty = Boolean(s
   const elapsed = () => clock((Date.now() - t0) / 1000);
   const statusLine = () => `[${index}/${total}] ${label}${detail ? ` · ${detail}` : ''} · ${elapsed()}`;
   const clear = () => { if (tty) stream.write('\r\x1b[2K'); };
-  const draw = () => { if (tty) stream.write(`\r\x1b[2K${statusLine().slice(0, (stream.columns ?? 100) - 1)}`); };
+  const draw = () => { if (tty) stream.write(`\r\x1b[2K${statusLine().slice(0, (stream.columns || 100) - 1)}`); };
   if (tty) { timer = setInterval(draw, 500); timer.unref(); }
   return {
     /** A new experiment starts. */

@@ -20,7 +20,13 @@ export function num(x) {
   return Math.abs(x) >= 100 ? x.toFixed(1) : x.toPrecision(4);
 }
 
-const ratioCell = (r) => (r.config === r.baseline && r.ok ? '1' : num(r.ratio_median));
+/** A ratio to the baseline: two decimals (three significant digits below 0.1). */
+export function ratioText(x) {
+  if (typeof x !== 'number' || !Number.isFinite(x)) return '';
+  return x >= 100 ? x.toFixed(0) : x >= 0.1 ? x.toFixed(2) : x.toPrecision(2);
+}
+
+const ratioCell = (r) => (r.config === r.baseline && r.ok ? '1' : ratioText(r.ratio_median));
 const statusCell = (r) => {
   const s = status(r);
   return s === 'FAILED' || s === 'unavailable' ? `${s}: ${r.error.replace(/^unavailable: /, '').slice(0, 100)}` : s;
@@ -34,6 +40,41 @@ export function textTable(rows) {
   const right = new Set([3, 4, 5, 6]);
   const line = (cells) => cells.map((c, i) => (i === cells.length - 1 ? c : right.has(i) ? c.padStart(width[i]) : c.padEnd(width[i]))).join('  ');
   return [line(head), line(width.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n');
+}
+
+/**
+ * The headline table of one chart: configurations down, variants (T=1, T=2, ...) across, each
+ * cell "median (ratio to the baseline)", FAILED or unavailable. Returns [header, ...lines] cells.
+ */
+export function pivot(rows, metric, filter = () => true) {
+  const mine = rows.filter((r) => r.metric === metric && filter(r));
+  if (!mine.length) return undefined;
+  const variants = [...new Set(mine.map((r) => r.variant))];
+  const configs = [...new Set(mine.map((r) => r.config))];
+  const cell = (r) => {
+    if (!r) return '';
+    const st = status(r);
+    if (st === 'FAILED' || st === 'unavailable') return st;
+    return `${num(r.median)} (${ratioCell(r)})`;
+  };
+  const head = [`${metric} (${mine[0].unit}): median (ratio to ${mine[0].baseline})`, ...variants];
+  return [head, ...configs.map((c) => [c, ...variants.map((v) => cell(mine.find((r) => r.config === c && r.variant === v)))])];
+}
+
+function pivotText(cells) {
+  const width = cells[0].map((_, i) => Math.max(...cells.map((r) => r[i].length)));
+  return cells.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(width[i]) : c.padStart(width[i]))).join('  ')).join('\n');
+}
+
+function pivotMarkdown(cells) {
+  return [`| ${cells[0].join(' | ')} |`, `|---|${cells[0].slice(1).map(() => '---:').join('|')}|`,
+    ...cells.slice(1).map((r) => `| ${r.join(' | ')} |`)].join('\n');
+}
+
+/** The pivot tables of an experiment: one per chart declaration (or per metric when it has none). */
+function pivots(entry, rows) {
+  const decls = entry?.charts?.length ? entry.charts : [...new Set(rows.map((r) => r.metric))].map((metric) => ({ metric }));
+  return decls.map((d) => ({ title: d.title, cells: pivot(rows, d.metric, d.filter) })).filter((p) => p.cells);
 }
 
 /** A markdown table of an experiment's rows. */
@@ -58,12 +99,13 @@ export function machineLines(session) {
 export function printReport(session, registry, write = (s) => process.stdout.write(s)) {
   const out = [''];
   out.push(`spindle bench: ${session.command}`, ...machineLines(session), ...session.warnings.map((w) => `WARNING: ${w}`), '');
+  out.push('Cells: median over runs (ratio to the baseline measured in the same run; > 1 = slower). All rows: summary.md, results.csv.', '');
   for (const e of session.results) {
     const entry = registry.find((x) => x.id === e.id);
     out.push(`== ${entry?.title ?? e.id}${e.rows[0] ? ` (baseline: ${e.rows[0].baseline})` : ''}`);
     if (e.unavailable) out.push(`   not available: ${e.unavailable}`);
     if (e.error) out.push(`   FAILED: ${e.error}`);
-    if (e.rows.length) out.push(textTable(e.rows));
+    for (const p of pivots(entry, e.rows)) out.push(...(p.title ? [`-- ${p.title}`] : []), pivotText(p.cells), '');
     for (const g of e.goals ?? []) out.push(`   goal: ${g}`);
     out.push('');
   }
@@ -100,8 +142,10 @@ export function summaryMarkdown(session, registry, charts) {
     md.push(`## ${entry?.title ?? e.id}`, '');
     if (e.unavailable) { md.push(`Not available: ${e.unavailable}`, ''); continue; }
     if (e.error) md.push(`**FAILED:** ${e.error}`, '');
-    if (e.rows[0]) md.push(`Baseline: \`${e.rows[0].baseline}\` · ${e.durationS.toFixed(0)} s`, '', markdownTable(e.rows), '');
+    if (e.rows[0]) md.push(`Baseline: \`${e.rows[0].baseline}\` · ${e.durationS.toFixed(0)} s`, '');
     for (const c of charts.filter((c) => c.experiment === e.id)) md.push(`![${c.title}](${c.file})`, '');
+    for (const p of pivots(entry, e.rows)) md.push(...(p.title ? [`**${p.title}**`, ''] : []), pivotMarkdown(p.cells), '');
+    if (e.rows[0]) md.push('<details><summary>All rows (min, median, ratio, runs, status)</summary>', '', markdownTable(e.rows), '', '</details>', '');
     const notes = [...new Map(e.rows.map((r) => [r.config, r.note])).entries()].filter(([, n]) => n);
     if (notes.length) md.push('Configurations:', '', ...notes.map(([c, n]) => `- \`${c}\`: ${n}`), '');
     if (entry?.notes?.length) md.push(...entry.notes.map((n) => `- ${n}`), '');

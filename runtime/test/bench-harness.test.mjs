@@ -19,7 +19,7 @@ const { renderChart } = await imp('harness/charts.mjs');
 const { ChecksumMismatch, unavailableRows, status, failures, threadsOf } = await imp('harness/rows.mjs');
 const { parseArgs } = await imp('harness/main.mjs');
 const { mathCheck, wasmtimeCommand } = await imp('math/experiment.mjs');
-const { toCsv, textTable } = await imp('harness/report.mjs');
+const { toCsv, textTable, pivot } = await imp('harness/report.mjs');
 
 const tmp = mkdtempSync(join(tmpdir(), 'spindle-bench-test-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -228,6 +228,19 @@ describe('bench harness: tables and CSV', () => {
     assert.match(lines[2], /^math,T=1,spindle,compute,ms,3,,,native,,,false,"checksum mismatch: got ""a"", expected b",,$/);
   });
 
+  test('the headline table puts configurations down and variants across, with ratios and statuses', () => {
+    const rows = [row('native', 'T=1', 300), row('native', 'T=2', 200), { ...row('spindle', 'T=1', 240), ratio_median: 0.8 },
+      row('spindle', 'T=2', NaN, { ok: false, error: 'checksum mismatch' }),
+      ...unavailableRows({ experiment: 'math', variant: 'T=1', baseline: 'native', metrics: [{ key: 'compute', unit: 'ms' }], config: 'wasmtime-46', reason: 'x' })];
+    assert.deepEqual(pivot(rows, 'compute'), [
+      ['compute (ms): median (ratio to native)', 'T=1', 'T=2'],
+      ['native', '300.0 (1)', '200.0 (1)'],
+      ['spindle', '240.0 (0.80)', 'FAILED'],
+      ['wasmtime-46', 'unavailable', ''],
+    ]);
+    assert.equal(pivot(rows, 'nothing'), undefined);
+  });
+
   test('the text table marks the baseline and prints FAILED with the reason', () => {
     const t = textTable([row('native', 'T=1', 300), row('spindle', 'T=1', NaN, { ok: false, error: 'checksum mismatch: got a, expected b' })]);
     assert.match(t, /native .* baseline/);
@@ -286,7 +299,7 @@ export const registry = [
     assert.equal(r.status, 1, r.stderr);
     assert.match(r.stderr, /!!!!!!!!/);
     assert.match(r.stderr, /FAILED fake-math T=2 broken: checksum mismatch: got abd:1\.0, expected abc:1\.0 \(from native, T=2\)/);
-    assert.match(r.stdout, /T=2\s+broken\s+compute \(ms\)\s+0\s+FAILED: checksum mismatch/);
+    assert.match(r.stdout, /^broken\s+\S+ \(\S+\)\s+FAILED$/m, 'the terminal table: ok at T=1, FAILED at T=2');
     const session = JSON.parse(readFileSync(join(r.out, 'results.json'), 'utf8'));
     const fake = session.results.find((e) => e.id === 'fake-math');
     const broken2 = fake.rows.filter((x) => x.config === 'broken' && x.variant === 'T=2');
