@@ -107,7 +107,12 @@ async function prepare(selected, opts, log) {
     rmSync(snapshot, { recursive: true, force: true });
     cpSync(dirname(cli), snapshot, { recursive: true });
     ctx.spindleCli = join(snapshot, 'cli.js');
-    ctx.programs = buildPrograms(repo, WORK, log);
+    try {
+      ctx.programs = buildPrograms(repo, WORK, log);
+    } catch (e) {
+      throw new UsageError(`could not build the benchmark programs (bench/programs with tools/wasi-cc and gcc): ${e.message.split('\n')[0]}; `
+        + 'run tools/setup.sh first');
+    }
   }
   ctx.commands = commands(ctx);
   return ctx;
@@ -132,6 +137,7 @@ export async function main(argv) {
   log(`spindle bench: ${selected.map((e) => e.id).join(', ')}; ${opts.runs} runs (+1 warm-up); threads ${opts.threads.join(',')}; `
     + `load average ${loadavg()[0].toFixed(2)} on ${availableParallelism()} cores`);
   const ctx = await prepare(selected, opts, log);
+  const prepareS = Number(process.hrtime.bigint() - t0) / 1e9;
   if (ctx.wasmtime.exe) log(`wasmtime: ${ctx.wasmtime.version} (${ctx.wasmtime.exe})`);
   else if (selected.some((e) => e.needs?.includes('wasmtime'))) log(`wasmtime unavailable: ${ctx.wasmtime.unavailable}`);
 
@@ -163,9 +169,10 @@ export async function main(argv) {
   const m = machine();
   const warning = loadWarning(loadSummary, m.cpus);
   const session = {
-    command: `spindle bench ${argv.filter((a) => a !== '--registry' && a !== opts.registry).join(' ')}`.trim(),
+    command: `spindle bench ${argv.filter((a, i) => a !== '--registry' && argv[i - 1] !== '--registry').join(' ')}`.trim(),
     started: started.toISOString(),
     durationS: Number(process.hrtime.bigint() - t0) / 1e9,
+    prepareS,
     runs: opts.runs, quick: opts.quick, threads: opts.threads,
     machine: m, load: loadSummary, v8Tier: V8_TIER,
     wasmtime: ctx.wasmtime.exe ? ctx.wasmtime.version : ctx.wasmtime.unavailable,
