@@ -20,8 +20,8 @@ const CHROMIUM_FLAGS = [
   '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync',
 ];
-/** One page's run; a hang fails the test with what the page showed so far. */
-const PAGE_TIMEOUT_MS = 30_000;
+/** One page's run (generous: the machine may be loaded); a hang fails the test with what the page showed. */
+const PAGE_TIMEOUT_MS = 90_000;
 
 let browser, context, isolated, unisolated;
 const servers = [];
@@ -58,6 +58,7 @@ before(async () => {
   // launch() gives the browser a fresh temporary profile (--user-data-dir) and removes it at close.
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
   context = await browser.newContext();
+  context.setDefaultTimeout(PAGE_TIMEOUT_MS);
 });
 
 after(async () => {
@@ -241,6 +242,7 @@ describe('Chromium: a page that is not cross-origin isolated', () => {
 describe('Chromium: a worker that cannot start', () => {
   test('worker.js not found: exit 1 with a one-line message, no hang', async () => {
     const failing = await browser.newContext();
+    failing.setDefaultTimeout(PAGE_TIMEOUT_MS);
     try {
       await failing.route('**/spindle/worker.js', (route) => route.fulfill({ status: 404, body: 'not found' }));
       const r = await runPage('wasm=/c/threads4.wasm', { page: await failing.newPage() });
