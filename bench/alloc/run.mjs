@@ -21,7 +21,8 @@ import { fileURLToPath } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..');
 const out = join(repo, 'build', 'bench', 'alloc');
-const cli = join(repo, 'runtime', 'dist', 'cli.js');
+// SPINDLE_CLI: another build of the runtime's CLI (e.g. a snapshot, while runtime/dist is rebuilt).
+const cli = process.env.SPINDLE_CLI ?? join(repo, 'runtime', 'dist', 'cli.js');
 
 const argv = process.argv.slice(2);
 const opt = (name, dflt) => {

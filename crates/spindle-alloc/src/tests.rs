@@ -22,16 +22,21 @@ fn check(p: *const u8, n: usize, seed: u8) {
     }
 }
 
-/// Sizes 0..=16 MiB: every size to 4 KiB, then a geometric walk with neighbours.
+/// Largest size the tests use: 16 MiB, or 1 MiB under Miri (which is ~1000x slower).
+const MAX: usize = if cfg!(miri) { 1 << 20 } else { 16 << 20 };
+
+/// Sizes 0..=MAX: every size to 4 KiB (every 37th under Miri), then a geometric walk with
+/// neighbours.
 fn sizes() -> Vec<usize> {
-    let mut v: Vec<usize> = (0..=4096).collect();
+    let step = if cfg!(miri) { 37 } else { 1 };
+    let mut v: Vec<usize> = (0..=4096).step_by(step).collect();
     let mut s = 4096usize;
-    while s <= 16 << 20 {
+    while s <= MAX {
         v.extend([s - 1, s, s + 1, s + s / 3]);
         s = s * 5 / 4;
     }
-    v.push(16 << 20);
-    v.retain(|&x| x <= 16 << 20);
+    v.push(MAX);
+    v.retain(|&x| x <= MAX);
     v
 }
 
@@ -67,7 +72,7 @@ fn every_size_fits_and_is_aligned() {
 fn every_alignment_to_64k_and_beyond() {
     let mut a = 1usize;
     while a <= 256 << 10 {
-        for n in [1, 7, a / 2, a, a + 1, 3 * a + 5, 100_000, 600_000] {
+        for n in [1, 7, a / 2, a, a + 1, 3 * a + 5, 100_000, 600_000.min(MAX)] {
             // SAFETY: allocation freed below.
             unsafe {
                 let p = alloc(n, a);
@@ -92,7 +97,7 @@ fn every_alignment_to_64k_and_beyond() {
 fn realloc_shrink_grow_same() {
     // SAFETY: every pointer is live where used.
     unsafe {
-        for start in [1usize, 24, 100, 1000, 5000, 70_000, 600_000, 3 << 20] {
+        for start in [1usize, 24, 100, 1000, 5000, 70_000, 600_000, (3 << 20).min(MAX / 4)] {
             let p = alloc(start, 8);
             fill(p, start, 9);
             let same = realloc(p, start, 8);
@@ -105,8 +110,8 @@ fn realloc_shrink_grow_same() {
             free(shrunk);
         }
         // Growing a large block with free space after it stays in place.
-        let p = alloc(4 << 20, 16);
-        let q = realloc(p, 6 << 20, 16);
+        let p = alloc(MAX / 4, 16);
+        let q = realloc(p, MAX / 3, 16);
         assert!(!q.is_null());
         free(q);
         assert_eq!(realloc(core::ptr::null_mut(), 10, 8).is_null(), false);
@@ -118,7 +123,7 @@ fn realloc_shrink_grow_same() {
 fn calloc_zeroes_fresh_and_reused_memory() {
     // SAFETY: pointers are live where used.
     unsafe {
-        for n in [1usize, 16, 100, 4000, 70_000, 600_000, 5 << 20] {
+        for n in [1usize, 16, 100, 4000, 70_000, 600_000.min(MAX / 8), (5 << 20).min(MAX / 4)] {
             let mut dirty = Vec::new();
             for _ in 0..8 {
                 let p = alloc(n, 16);
@@ -135,9 +140,10 @@ fn calloc_zeroes_fresh_and_reused_memory() {
                 free(z);
             }
         }
-        let z = alloc_zeroed(200_000, 4096);
+        let n = 200_000.min(MAX / 8);
+        let z = alloc_zeroed(n, 4096);
         assert_eq!(z as usize % 4096, 0);
-        assert!((0..200_000).all(|i| *z.add(i) == 0));
+        assert!((0..n).all(|i| *z.add(i) == 0));
         free(z);
     }
     ok();
@@ -162,17 +168,18 @@ fn freed_spans_are_reused_across_classes() {
     // SAFETY: live pointers.
     unsafe {
         let before = stats().committed;
-        for round in 0..50 {
+        let (rounds, per) = if cfg!(miri) { (5, 20) } else { (50, 200) };
+        for round in 0..rounds {
             let n = 1000 + round * 997;
-            let v: Vec<*mut u8> = (0..200).map(|_| alloc(n, 16)).collect();
+            let v: Vec<*mut u8> = (0..per).map(|_| alloc(n, 16)).collect();
             for p in v {
                 free(p);
             }
             thread_flush();
         }
-        let big = alloc(8 << 20, 16);
+        let big = alloc(MAX / 2, 16);
         free(big);
-        let big = alloc(8 << 20, 16);
+        let big = alloc(MAX / 2, 16);
         free(big);
         let after = stats().committed;
         // 50 classes x 200 blocks, and two 8 MiB spans, fit in the reused memory plus one 8 MiB span
@@ -186,9 +193,9 @@ fn freed_spans_are_reused_across_classes() {
 fn stats_track_use() {
     // SAFETY: live pointers.
     unsafe {
-        let p = alloc(3 << 20, 16);
+        let p = alloc(MAX / 4, 16);
         let s = stats();
-        assert!(s.in_use >= 3 << 20);
+        assert!(s.in_use >= MAX / 4);
         assert!(s.committed >= s.in_use.min(s.committed));
         assert!(s.peak_committed >= s.committed);
         free(p);

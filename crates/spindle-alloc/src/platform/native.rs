@@ -29,6 +29,11 @@ pub(crate) fn base() -> usize {
     BASE.load(Ordering::Relaxed)
 }
 
+#[cfg(not(miri))]
+const FLAGS: i32 = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE;
+#[cfg(miri)]
+const FLAGS: i32 = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS; // all Miri supports
+
 #[cold]
 unsafe fn reserve() -> Option<usize> {
     // SAFETY: anonymous private mapping, no file; the result is checked.
@@ -37,7 +42,7 @@ unsafe fn reserve() -> Option<usize> {
             core::ptr::null_mut(),
             REGION + CHUNK,
             libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            FLAGS,
             -1,
             0,
         )
