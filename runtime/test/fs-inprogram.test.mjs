@@ -74,6 +74,12 @@ describe('spindle check: WASI filesystem imports', () => {
     assert.deepEqual(r.forwarded, [...FS_CALLS].sort());
   });
 
+  test('the Rust guest linked with libspindle-fs.a by -C link-arg (no source change) bypasses nothing', () => {
+    const r = checkFsImports(readFileSync(wasm('fs_rust_linkarg')));
+    assert.deepEqual(r.bypassing, []);
+    assert.ok(r.forwarded.includes('path_open'));
+  });
+
   test('a program without the library is flagged', () => {
     const r = checkFsImports(readFileSync(wasm('stdio_plain')));
     assert.ok(r.bypassing.includes('path_open') && r.bypassing.includes('fd_write'), r.bypassing.join(','));
@@ -103,6 +109,9 @@ describe('(i) in-program FS on spindle', () => {
   test('fs_rust: std::fs, and threads sharing files and a File', () => {
     expectOk(onSpindle('fs_rust', { args: ['threads'] }), 'fs_rust');
   });
+  test('fs_rust_linkarg: the same through -C link-arg=libspindle-fs.a', () => {
+    expectOk(onSpindle('fs_rust', { program: 'fs_rust_linkarg', args: ['threads'] }), 'fs_rust');
+  });
   test('SPINDLE_FS_MOUNTS= (empty) mounts nothing: /tmp is ENOENT', () => {
     const r = onSpindle('stdio', { env: ['SPINDLE_FS_MOUNTS='] });
     assert.equal(r.status, 1);
@@ -125,6 +134,7 @@ describe('(ii) in-program FS on node:wasi (single-threaded programs)', () => {
     });
   }
   test('fs_rust', () => expectOk(onNodeWasi('fs_rust'), 'fs_rust'));
+  test('fs_rust_linkarg', () => expectOk(onNodeWasi('fs_rust_linkarg'), 'fs_rust'));
 
   test('a host preopen of /tmp wins over the default memory /tmp', () => {
     const dir = mkdtempSync(join(tmpdir(), 'spindle-hosttmp-'));

@@ -5,6 +5,8 @@
 #                        threaded ones (append_threads, threads_share)
 #   stdio_plain.wasm     stdio.c WITHOUT the library (the checker must flag it)
 #   fs_rust.wasm         Rust std::fs program using the spindle-wasi-fs crate (rust/)
+#   fs_rust_linkarg.wasm the same program without the crate, linked with libspindle-fs.a through
+#                        RUSTFLAGS="-C link-arg=..." (the no-source-change route for Rust)
 # First builds and installs the C archives (tools/build-c-libs.sh).
 # Usage: bash tests/fs-guests/build.sh
 set -euo pipefail
@@ -29,4 +31,7 @@ for p in "${pids[@]}"; do wait "$p"; done
 if [ -d "$here/rust" ] && [ -f "$here/rust/Cargo.toml" ]; then
   (cd "$here/rust" && cargo build -q --release --target wasm32-wasip1-threads)
   cp "$here/rust/target/wasm32-wasip1-threads/release/fs_rust.wasm" "$out/fs_rust.wasm"
+  (cd "$here/rust" && RUSTFLAGS="-C link-arg=$prefix/lib/libspindle-fs.a" \
+    cargo build -q --release --target wasm32-wasip1-threads --no-default-features --target-dir target/linkarg)
+  cp "$here/rust/target/linkarg/wasm32-wasip1-threads/release/fs_rust.wasm" "$out/fs_rust_linkarg.wasm"
 fi
