@@ -29,29 +29,39 @@ trait Target: Sync {
 struct Spindle {
     fs: Fs,
     root: Fd,
+    /// Per-thread directory fds (experiment: SPINDLE_BENCH_DIRFD=1).
+    own: Option<Vec<Fd>>,
 }
 
 impl Target for Spindle {
     fn name(&self) -> &'static str {
         "spindle-fs"
     }
-    fn round(&self, _t: usize, names: &[Vec<u8>], buf: &mut [u8]) {
+    fn round(&self, t: usize, names: &[Vec<u8>], buf: &mut [u8]) {
         let fs = &self.fs;
+        let short: Vec<Vec<u8>>;
+        let (root, names) = match &self.own {
+            Some(v) => {
+                short = names.iter().map(|n| n[n.iter().position(|&b| b == b'/').unwrap() + 1..].to_vec()).collect();
+                (v[t], &short[..])
+            }
+            None => (self.root, names),
+        };
         let data = [7u8; SIZE];
         let rw = rights::ALL & !rights::FD_READDIR;
         let ro = rights::ALL & !rights::WRITE_MODE;
         for n in names {
-            let fd = fs.path_open(self.root, lookupflags::SYMLINK_FOLLOW, n, oflags::CREAT | oflags::TRUNC, rw, 0, 0).unwrap();
+            let fd = fs.path_open(root, lookupflags::SYMLINK_FOLLOW, n, oflags::CREAT | oflags::TRUNC, rw, 0, 0).unwrap();
             assert_eq!(fs.fd_write(fd, &[&data]).unwrap(), SIZE);
             fs.fd_close(fd).unwrap();
         }
         for n in names {
-            let fd = fs.path_open(self.root, lookupflags::SYMLINK_FOLLOW, n, 0, ro, 0, 0).unwrap();
+            let fd = fs.path_open(root, lookupflags::SYMLINK_FOLLOW, n, 0, ro, 0, 0).unwrap();
             assert_eq!(fs.fd_read(fd, &mut [&mut buf[..]]).unwrap(), SIZE);
             fs.fd_close(fd).unwrap();
         }
         for n in names {
-            assert_eq!(fs.path_filestat_get(self.root, lookupflags::SYMLINK_FOLLOW, n).unwrap().size, SIZE as u64);
+            assert_eq!(fs.path_filestat_get(root, lookupflags::SYMLINK_FOLLOW, n).unwrap().size, SIZE as u64);
         }
     }
 }
@@ -123,7 +133,12 @@ fn main() {
         std::fs::create_dir_all(dir.join(format!("t{t}"))).unwrap();
         fs.path_create_directory(root, format!("t{t}").as_bytes()).unwrap();
     }
-    let targets: Vec<Arc<dyn Target + Send + Sync>> = vec![Arc::new(Spindle { fs, root }), Arc::new(StdFs { dir: dir.clone() })];
+    let targets: Vec<Arc<dyn Target + Send + Sync>> = vec![{
+        let own = std::env::var("SPINDLE_BENCH_DIRFD").ok().map(|_| {
+            (0..2).map(|t| fs.path_open(root, 0, format!("t{t}").as_bytes(), oflags::DIRECTORY, rights::ALL & !rights::WRITE_MODE, rights::ALL, 0).unwrap()).collect()
+        });
+        Arc::new(Spindle { fs, root, own })
+    }, Arc::new(StdFs { dir: dir.clone() })];
     println!("reference fs workload: {FILES} files x (create+write {SIZE} B+close, open+read+close, stat) per round");
     println!("{rounds} rounds per thread per run, {runs} runs, min/median of runs; cpus: {}", std::thread::available_parallelism().map_or(0, |n| n.get()));
     // results[target][threads-1] = (min, median) ns per round per thread, and throughput.

@@ -1,15 +1,20 @@
 //! The process-wide file descriptor table and the open-file descriptions it points to.
 //!
 //! POSIX fds are per process, so one table serves every thread: an fd opened on one thread is
-//! usable on all. A slot holds `Arc<OpenFile>`; an operation clones the Arc under the table's
-//! read lock and works without it, so a concurrent close only drops the table's reference and
-//! the open file (and its inode) lives until the last operation using it returns.
+//! usable on all. The table is built so that threads working on their own fds share no written
+//! cache line: slots live in segments that only grow (segment k holds `64 << k` slots, created
+//! once with a CAS, never moved or freed before the table), and each slot has its own lock.
+//! Preopened directories, which every path call of every thread goes through, are *pinned*:
+//! their description is read through one atomic pointer load, with no lock and no reference
+//! count traffic. A pinned description is freed with the table; if its fd is closed earlier it
+//! is leaked (preopens are closed rarely, and a racing reader may still hold it).
 //!
 //! Invariants: numbers below `first` are never handed out (the shim keeps 0..=2 for stdio);
-//! a new fd is the lowest free number >= `first`; `count` == number of occupied slots.
+//! a slot's `used` flag is set while its number is reserved or open; `pinned` is non-null only
+//! while the slot's entry is `Pinned` with that pointer; `count` == number of open entries.
 //!
-//! Thread rules: the table lock is a leaf: nothing else is locked while it is held, and no
-//! `OpenFile` is dropped under it (drops happen after the guard is released).
+//! Thread rules: a slot lock is a leaf lock; `renumber` locks two slots, the lower number first.
+//! No `OpenFile` is dropped under a slot lock (drops happen after the guard is released).
 
 use crate::errno::{Errno, Result};
 use crate::inode::Inode;
@@ -18,12 +23,16 @@ use crate::types::{fdflags, Fd};
 use alloc::boxed::Box;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicU16, AtomicU64, Ordering::Relaxed};
+use core::ops::Deref;
+use core::ptr;
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU16, AtomicU64, AtomicUsize, Ordering::*};
 
-/// Largest number of simultaneously open fds.
-pub(crate) const MAX_FDS: usize = 1 << 20;
+const SEG0: usize = 64;
+const SEGS: usize = 14;
+/// Largest number of simultaneously open fds (64 * (2^14 - 1)).
+pub(crate) const MAX_FDS: usize = SEG0 * ((1 << SEGS) - 1);
 
-/// An open file description: what `path_open` produced, shared by renumbered/dup'ed fds.
+/// An open file description: what `path_open` produced, shared by renumbered fds.
 pub(crate) struct OpenFile {
     pub(crate) inode: Arc<Inode>,
     /// The file offset; also serializes `fd_read`/`fd_write` on this description (as Linux's
@@ -69,84 +78,249 @@ impl OpenFile {
     }
 }
 
-struct Slots {
-    slots: Vec<Option<Arc<OpenFile>>>,
-    /// No free slot below this index.
-    hint: usize,
-    count: usize,
+/// A borrowed or shared open file, as `get` returns it.
+pub(crate) enum FileRef<'t> {
+    Pinned(&'t OpenFile),
+    Shared(Arc<OpenFile>),
+}
+
+impl Deref for FileRef<'_> {
+    type Target = OpenFile;
+    #[inline]
+    fn deref(&self) -> &OpenFile {
+        match self {
+            FileRef::Pinned(f) => f,
+            FileRef::Shared(f) => f,
+        }
+    }
+}
+
+enum Entry {
+    Empty,
+    Shared(Arc<OpenFile>),
+    /// From `Box::into_raw`; owned by the table (see the module doc).
+    Pinned(*mut OpenFile),
+}
+
+struct Slot {
+    entry: RwLock<Entry>,
+    pinned: AtomicPtr<OpenFile>,
+    used: AtomicBool,
+}
+
+// SAFETY: `Entry::Pinned` points to an OpenFile (Send + Sync) that only the table frees.
+unsafe impl Send for Slot {}
+// SAFETY: as above; all access goes through the slot lock or atomics.
+unsafe impl Sync for Slot {}
+
+/// What a removed slot held, to be dropped by the caller after the slot lock is released.
+#[allow(dead_code)] // held only to be dropped outside the slot lock
+pub(crate) enum Removed {
+    Shared(Arc<OpenFile>),
+    Leaked,
 }
 
 /// The table.
 pub(crate) struct FdTable {
-    inner: RwLock<Slots>,
+    segs: [AtomicPtr<Slot>; SEGS],
     first: usize,
+    /// No free slot below this number (a hint; `used` is the truth).
+    hint: AtomicUsize,
+    count: AtomicUsize,
+}
+
+#[inline]
+fn locate(i: usize) -> (usize, usize) {
+    let n = i / SEG0 + 1;
+    let seg = (usize::BITS - 1 - n.leading_zeros()) as usize;
+    (seg, i - SEG0 * ((1 << seg) - 1))
 }
 
 impl FdTable {
     pub(crate) fn new(first: Fd) -> FdTable {
-        let first = first as usize;
-        FdTable { inner: RwLock::new(Slots { slots: Vec::new(), hint: first, count: 0 }), first }
+        FdTable {
+            segs: [const { AtomicPtr::new(ptr::null_mut()) }; SEGS],
+            first: first as usize,
+            hint: AtomicUsize::new(first as usize),
+            count: AtomicUsize::new(0),
+        }
     }
 
     #[inline]
-    pub(crate) fn get(&self, fd: Fd) -> Result<Arc<OpenFile>> {
-        let t = self.inner.read();
-        match t.slots.get(fd as usize) {
-            Some(Some(f)) => Ok(f.clone()),
-            _ => Err(Errno::Badf),
+    fn slot(&self, i: usize) -> Option<&Slot> {
+        if i >= MAX_FDS {
+            return None;
+        }
+        let (seg, off) = locate(i);
+        let p = self.segs[seg].load(Acquire);
+        if p.is_null() {
+            return None;
+        }
+        // SAFETY: a published segment has `SEG0 << seg` initialized slots and lives as long as
+        // the table; `off` is in range by construction of `locate`.
+        Some(unsafe { &*p.add(off) })
+    }
+
+    #[cold]
+    fn grow(&self, seg: usize) {
+        let len = SEG0 << seg;
+        let v: Vec<Slot> = (0..len)
+            .map(|_| Slot { entry: RwLock::new(Entry::Empty), pinned: AtomicPtr::new(ptr::null_mut()), used: AtomicBool::new(false) })
+            .collect();
+        let p = Box::into_raw(v.into_boxed_slice()) as *mut Slot;
+        if self.segs[seg].compare_exchange(ptr::null_mut(), p, AcqRel, Acquire).is_err() {
+            // SAFETY: `p` was never published; rebuild the box we made to free it.
+            drop(unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(p, len)) });
+        }
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, fd: Fd) -> Result<FileRef<'_>> {
+        let s = self.slot(fd as usize).ok_or(Errno::Badf)?;
+        let p = s.pinned.load(Acquire);
+        if !p.is_null() {
+            // SAFETY: a pinned description is freed only with the table (module doc).
+            return Ok(FileRef::Pinned(unsafe { &*p }));
+        }
+        match &*s.entry.read() {
+            Entry::Shared(f) => Ok(FileRef::Shared(f.clone())),
+            // SAFETY: as above.
+            Entry::Pinned(p) => Ok(FileRef::Pinned(unsafe { &**p })),
+            Entry::Empty => Err(Errno::Badf),
+        }
+    }
+
+    fn reserve(&self) -> Result<(usize, &Slot)> {
+        let mut i = self.hint.load(Relaxed).max(self.first);
+        loop {
+            if i >= MAX_FDS {
+                return Err(Errno::Mfile);
+            }
+            let s = match self.slot(i) {
+                Some(s) => s,
+                None => {
+                    self.grow(locate(i).0);
+                    continue;
+                }
+            };
+            if !s.used.load(Relaxed) && s.used.compare_exchange(false, true, Acquire, Relaxed).is_ok() {
+                self.hint.store(i + 1, Relaxed);
+                return Ok((i, s));
+            }
+            i += 1;
         }
     }
 
     pub(crate) fn insert(&self, file: Arc<OpenFile>) -> Result<Fd> {
-        let mut t = self.inner.write();
-        let mut i = t.hint.max(self.first);
-        while i < t.slots.len() && t.slots[i].is_some() {
-            i += 1;
-        }
-        if i >= MAX_FDS {
-            return Err(Errno::Mfile);
-        }
-        if i >= t.slots.len() {
-            t.slots.resize_with(i + 1, || None);
-        }
-        t.slots[i] = Some(file);
-        t.hint = i + 1;
-        t.count += 1;
+        let (i, s) = self.reserve()?;
+        *s.entry.write() = Entry::Shared(file);
+        self.count.fetch_add(1, Relaxed);
         Ok(i as Fd)
     }
 
-    /// Removes `fd`; the caller drops the returned Arc after the table lock is gone.
-    pub(crate) fn remove(&self, fd: Fd) -> Result<Arc<OpenFile>> {
-        let mut t = self.inner.write();
-        let f = t.slots.get_mut(fd as usize).and_then(Option::take).ok_or(Errno::Badf)?;
-        t.count -= 1;
-        if (fd as usize) < t.hint {
-            t.hint = fd as usize;
+    /// Inserts a description that is read without locks from now on (preopens).
+    pub(crate) fn insert_pinned(&self, file: OpenFile) -> Result<Fd> {
+        let (i, s) = self.reserve()?;
+        let p = Box::into_raw(Box::new(file));
+        *s.entry.write() = Entry::Pinned(p);
+        s.pinned.store(p, Release);
+        self.count.fetch_add(1, Relaxed);
+        Ok(i as Fd)
+    }
+
+    fn take(s: &Slot, e: &mut Entry) -> Result<Removed> {
+        match core::mem::replace(e, Entry::Empty) {
+            Entry::Empty => Err(Errno::Badf),
+            Entry::Shared(f) => Ok(Removed::Shared(f)),
+            Entry::Pinned(_) => {
+                s.pinned.store(ptr::null_mut(), Release);
+                Ok(Removed::Leaked)
+            }
         }
-        Ok(f)
+    }
+
+    /// Removes `fd`; the caller drops the result after this returns.
+    pub(crate) fn remove(&self, fd: Fd) -> Result<Removed> {
+        let s = self.slot(fd as usize).ok_or(Errno::Badf)?;
+        let r = Self::take(s, &mut s.entry.write())?;
+        s.used.store(false, Release);
+        self.hint.fetch_min(fd as usize, Relaxed);
+        self.count.fetch_sub(1, Relaxed);
+        Ok(r)
     }
 
     /// `fd_renumber`: both must be open; `to` is closed and replaced by `from`.
-    pub(crate) fn renumber(&self, from: Fd, to: Fd) -> Result<Option<Arc<OpenFile>>> {
-        let mut t = self.inner.write();
-        let ok = |fd: Fd, t: &Slots| matches!(t.slots.get(fd as usize), Some(Some(_)));
-        if !ok(from, &t) || !ok(to, &t) {
+    pub(crate) fn renumber(&self, from: Fd, to: Fd) -> Result<Option<Removed>> {
+        let a = self.slot(from as usize).ok_or(Errno::Badf)?;
+        let b = self.slot(to as usize).ok_or(Errno::Badf)?;
+        if from == to {
+            return match &*a.entry.read() {
+                Entry::Empty => Err(Errno::Badf),
+                _ => Ok(None),
+            };
+        }
+        let (mut ga, mut gb);
+        if from < to {
+            ga = a.entry.write();
+            gb = b.entry.write();
+        } else {
+            gb = b.entry.write();
+            ga = a.entry.write();
+        }
+        if matches!(*ga, Entry::Empty) || matches!(*gb, Entry::Empty) {
             return Err(Errno::Badf);
         }
-        if from == to {
-            return Ok(None);
+        let old = Self::take(b, &mut gb)?;
+        let moved = core::mem::replace(&mut *ga, Entry::Empty);
+        if let Entry::Pinned(p) = moved {
+            a.pinned.store(ptr::null_mut(), Release);
+            b.pinned.store(p, Release);
         }
-        let f = t.slots[from as usize].take();
-        let old = core::mem::replace(&mut t.slots[to as usize], f);
-        t.count -= 1;
-        if (from as usize) < t.hint {
-            t.hint = from as usize;
-        }
-        Ok(old)
+        *gb = moved;
+        drop((ga, gb));
+        a.used.store(false, Release);
+        self.hint.fetch_min(from as usize, Relaxed);
+        self.count.fetch_sub(1, Relaxed);
+        Ok(Some(old))
     }
 
     /// Number of open fds (tests check for leaks with it).
     pub(crate) fn count(&self) -> usize {
-        self.inner.read().count
+        self.count.load(Relaxed)
+    }
+}
+
+impl Drop for FdTable {
+    fn drop(&mut self) {
+        for seg in 0..SEGS {
+            let p = *self.segs[seg].get_mut();
+            if p.is_null() {
+                continue;
+            }
+            // SAFETY: published segments were made by `grow` with this length; `&mut self`
+            // means no reader is left.
+            let slots = unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(p, SEG0 << seg)) };
+            for s in slots.iter() {
+                if let Entry::Pinned(f) = core::mem::replace(&mut *s.entry.write(), Entry::Empty) {
+                    // SAFETY: pinned descriptions come from Box::into_raw and are freed only here.
+                    drop(unsafe { Box::from_raw(f) });
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::locate;
+
+    #[test]
+    fn segments() {
+        assert_eq!(locate(0), (0, 0));
+        assert_eq!(locate(63), (0, 63));
+        assert_eq!(locate(64), (1, 0));
+        assert_eq!(locate(191), (1, 127));
+        assert_eq!(locate(192), (2, 0));
+        assert_eq!(locate(super::MAX_FDS - 1), (super::SEGS - 1, (super::SEG0 << (super::SEGS - 1)) - 1));
     }
 }

@@ -25,7 +25,7 @@
 
 use crate::dir::Dir;
 use crate::errno::{Errno, Result};
-use crate::fd_table::{FdTable, OpenFile};
+use crate::fd_table::{FdTable, FileRef, OpenFile};
 use crate::file::FileData;
 use crate::inode::{Inode, Kind};
 use crate::mount::MountTable;
@@ -114,7 +114,7 @@ impl Fs {
     /// tar import has preloaded it).
     pub fn set_readonly(&self, guest_path: &[u8], readonly: bool) -> Result<()> {
         let rel = trim_root(guest_path);
-        let node = if rel.is_empty() { self.root.clone() } else { resolve_existing(self.root.clone(), rel, true)? };
+        let node = if rel.is_empty() { self.root.clone() } else { resolve_existing(&self.root, rel, true)? };
         if node.dev == 0 {
             return Err(Errno::Inval);
         }
@@ -159,11 +159,11 @@ impl Fs {
         let node = if rel.is_empty() {
             self.root.clone()
         } else {
-            match resolve_existing(self.root.clone(), rel, true) {
+            match resolve_existing(&self.root, rel, true) {
                 Ok(n) => n,
                 Err(Errno::Noent) => {
                     self.mount_memory(guest_path, false).or_else(|e| if e == Errno::Exist { Ok(()) } else { Err(e) })?;
-                    resolve_existing(self.root.clone(), rel, true)?
+                    resolve_existing(&self.root, rel, true)?
                 }
                 Err(e) => return Err(e),
             }
@@ -173,13 +173,13 @@ impl Fs {
         }
         let mut of = OpenFile::new(node, true, false, 0, rights::ALL, rights::ALL);
         of.preopen = Some(guest_path.into());
-        self.fds.insert(Arc::new(of))
+        self.fds.insert_pinned(of)
     }
 
     // ---- fd table ------------------------------------------------------------------------
 
     #[inline]
-    pub(crate) fn file(&self, fd: Fd) -> Result<Arc<OpenFile>> {
+    pub(crate) fn file(&self, fd: Fd) -> Result<FileRef<'_>> {
         self.fds.get(fd)
     }
 

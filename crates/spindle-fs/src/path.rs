@@ -20,6 +20,7 @@ use crate::inode::{Inode, Kind};
 use alloc::borrow::Cow;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
+use core::ops::Deref;
 
 /// Symlinks followed in one resolution before ELOOP (Linux's MAXSYMLINKS).
 pub(crate) const MAX_LINKS: u32 = 40;
@@ -28,24 +29,82 @@ pub(crate) const PATH_MAX: usize = 4096;
 /// Longest component in bytes.
 pub(crate) const NAME_MAX: usize = 255;
 
+/// A directory the walker stands on: the caller's base (borrowed, so walking from a shared
+/// preopen touches no reference count) or one it looked up.
+pub(crate) enum Node<'a> {
+    Base(&'a Arc<Inode>),
+    Owned(Arc<Inode>),
+}
+
+impl Deref for Node<'_> {
+    type Target = Arc<Inode>;
+    #[inline]
+    fn deref(&self) -> &Arc<Inode> {
+        match self {
+            Node::Base(b) => b,
+            Node::Owned(o) => o,
+        }
+    }
+}
+
+impl Node<'_> {
+    fn to_arc(&self) -> Arc<Inode> {
+        Arc::clone(self)
+    }
+}
+
 /// A resolved last component: the directory that holds it, its name and whether the path had a
 /// trailing slash.
-pub(crate) struct Parent<'p> {
-    pub(crate) dir: Arc<Inode>,
-    pub(crate) name: &'p [u8],
+pub(crate) struct Parent<'a> {
+    pub(crate) dir: Node<'a>,
+    pub(crate) name: &'a [u8],
     pub(crate) slash: bool,
 }
 
 /// The result of resolving a whole path.
-pub(crate) enum Final<'p> {
+pub(crate) enum Final<'a> {
     Found(Arc<Inode>),
     /// The last component does not exist in `dir` (the directory exists): creatable.
-    Missing { dir: Arc<Inode>, name: Cow<'p, [u8]>, slash: bool },
+    Missing { dir: Node<'a>, name: Cow<'a, [u8]>, slash: bool },
 }
 
-pub(crate) struct Walker {
-    chain: Vec<Arc<Inode>>,
-    cur: Arc<Inode>,
+/// Directories walked through, for `..`: a few inline, more on the heap.
+struct Chain<'a> {
+    inline: [Option<Node<'a>>; 6],
+    len: usize,
+    spill: Vec<Node<'a>>,
+}
+
+impl<'a> Chain<'a> {
+    fn new() -> Self {
+        Chain { inline: [const { None }; 6], len: 0, spill: Vec::new() }
+    }
+    #[inline]
+    fn push(&mut self, n: Node<'a>) {
+        if self.len < self.inline.len() {
+            self.inline[self.len] = Some(n);
+        } else {
+            self.spill.push(n);
+        }
+        self.len += 1;
+    }
+    #[inline]
+    fn pop(&mut self) -> Option<Node<'a>> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        if self.len < self.inline.len() {
+            self.inline[self.len].take()
+        } else {
+            self.spill.pop()
+        }
+    }
+}
+
+pub(crate) struct Walker<'a> {
+    chain: Chain<'a>,
+    cur: Node<'a>,
     links: u32,
 }
 
@@ -88,9 +147,9 @@ fn lookup(dir: &Inode, name: &[u8]) -> Result<Option<Arc<Inode>>> {
     Ok(d.data.read().get(name).cloned())
 }
 
-impl Walker {
-    pub(crate) fn new(base: Arc<Inode>) -> Walker {
-        Walker { chain: Vec::new(), cur: base, links: 0 }
+impl<'a> Walker<'a> {
+    pub(crate) fn new(base: &'a Arc<Inode>) -> Walker<'a> {
+        Walker { chain: Chain::new(), cur: Node::Base(base), links: 0 }
     }
 
     /// Walks every component of `dirs` as a directory (following symlinks).
@@ -115,7 +174,7 @@ impl Walker {
                 let child = lookup(&self.cur, name)?.ok_or(Errno::Noent)?;
                 match &child.kind {
                     Kind::Dir(_) => {
-                        let parent = core::mem::replace(&mut self.cur, child);
+                        let parent = core::mem::replace(&mut self.cur, Node::Owned(child));
                         self.chain.push(parent);
                         Ok(())
                     }
@@ -157,7 +216,7 @@ impl Walker {
     }
 
     /// Resolves everything but the last component (which is not looked up).
-    pub(crate) fn parent<'p>(mut self, path: &'p [u8]) -> Result<Parent<'p>> {
+    pub(crate) fn parent(mut self, path: &'a [u8]) -> Result<Parent<'a>> {
         check_path(path)?;
         let (dirs, last, slash) = split_last(path);
         if last.is_empty() {
@@ -177,23 +236,23 @@ impl Walker {
     /// Resolves the whole path. The last symlink is followed if `follow` or a trailing slash
     /// asks for it. `.` and `..` as the last component resolve to directories.
     /// `create` (O_CREAT) makes a trailing slash on a normal last name EISDIR, as on Linux.
-    pub(crate) fn resolve<'p>(mut self, path: &'p [u8], follow: bool, create: bool) -> Result<Final<'p>> {
+    pub(crate) fn resolve(mut self, path: &'a [u8], follow: bool, create: bool) -> Result<Final<'a>> {
         check_path(path)?;
         let (dirs, last, slash) = split_last(path);
         self.walk_dirs(dirs)?;
         self.last(Cow::Borrowed(last), slash, follow, create)
     }
 
-    fn last<'p>(&mut self, mut name: Cow<'p, [u8]>, mut slash: bool, follow: bool, create: bool) -> Result<Final<'p>> {
+    fn last(mut self, mut name: Cow<'a, [u8]>, mut slash: bool, follow: bool, create: bool) -> Result<Final<'a>> {
         loop {
             match &name[..] {
                 b"" | b"." => {
                     self.step(b".")?;
-                    return Ok(Final::Found(self.cur.clone()));
+                    return Ok(Final::Found(self.cur.to_arc()));
                 }
                 b".." => {
                     self.up()?;
-                    return Ok(Final::Found(self.cur.clone()));
+                    return Ok(Final::Found(self.cur.to_arc()));
                 }
                 _ => {}
             }
@@ -202,7 +261,7 @@ impl Walker {
             }
             let child = match lookup(&self.cur, &name)? {
                 Some(c) => c,
-                None => return Ok(Final::Missing { dir: self.cur.clone(), name, slash }),
+                None => return Ok(Final::Missing { dir: self.cur, name, slash }),
             };
             match &child.kind {
                 Kind::Symlink(target) if follow || slash => {
@@ -221,7 +280,7 @@ impl Walker {
 }
 
 /// Resolves `path` from `base` to an existing node.
-pub(crate) fn resolve_existing(base: Arc<Inode>, path: &[u8], follow: bool) -> Result<Arc<Inode>> {
+pub(crate) fn resolve_existing(base: &Arc<Inode>, path: &[u8], follow: bool) -> Result<Arc<Inode>> {
     match Walker::new(base).resolve(path, follow, false)? {
         Final::Found(i) => Ok(i),
         Final::Missing { .. } => Err(Errno::Noent),

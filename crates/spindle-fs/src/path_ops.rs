@@ -6,30 +6,23 @@
 //! release. Link counts and the directory's `subdirs` change only under that lock.
 
 use crate::errno::{Errno, Result};
-use crate::fd_table::OpenFile;
+use crate::fd_table::{FileRef, OpenFile};
 use crate::fs::{Fs, LINK_MODE};
 use crate::inode::{Inode, Kind};
-use crate::path::{resolve_existing, Final, Parent, Walker};
+use crate::path::{resolve_existing, Final, Walker};
 use crate::types::*;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering::Relaxed;
 
 impl Fs {
-    pub(crate) fn dir_fd_pub(&self, fd: Fd, need: u64) -> Result<Arc<Inode>> {
-        self.dir_fd(fd, need)
-    }
-
-    fn dir_fd(&self, fd: Fd, need: u64) -> Result<Arc<Inode>> {
+    /// The open directory `fd`, which must hold the rights `need`.
+    pub(crate) fn dir_file(&self, fd: Fd, need: u64) -> Result<FileRef<'_>> {
         let f = self.file(fd)?;
         if !f.inode.is_dir() {
             return Err(Errno::Notdir);
         }
         f.require(need)?;
-        Ok(f.inode.clone())
-    }
-
-    fn parent_of<'p>(&self, fd: Fd, need: u64, path: &'p [u8]) -> Result<Parent<'p>> {
-        Walker::new(self.dir_fd(fd, need)?).parent(path)
+        Ok(f)
     }
 
     /// `path_open`. The effective access mode is computed first (rights that read, rights that
@@ -47,7 +40,7 @@ impl Fs {
         fdflags: u16,
     ) -> Result<Fd> {
         use crate::types::oflags::*;
-        let base = self.dir_fd(dirfd, rights::PATH_OPEN)?;
+        let base = self.dir_file(dirfd, rights::PATH_OPEN)?;
         let readable = rights_base & rights::READ_MODE != 0;
         let writable = rights_base & rights::WRITE_MODE != 0;
         let writes = writable || oflags & TRUNC != 0;
@@ -61,7 +54,7 @@ impl Fs {
         // Retried when a name resolution saw missing was created by another thread before we
         // locked its directory: the new node then goes through the checks of an existing one.
         let node = loop {
-            match Walker::new(base.clone()).resolve(path, follow, creat)? {
+            match Walker::new(&base.inode).resolve(path, follow, creat)? {
                 Final::Found(n) => {
                     if excl {
                         return Err(Errno::Exist);
@@ -123,7 +116,8 @@ impl Fs {
 
     /// `path_create_directory`.
     pub fn path_create_directory(&self, fd: Fd, path: &[u8]) -> Result<()> {
-        let p = self.parent_of(fd, rights::PATH_CREATE_DIRECTORY, path)?;
+        let base = self.dir_file(fd, rights::PATH_CREATE_DIRECTORY)?;
+        let p = Walker::new(&base.inode).parent(path)?;
         if p.name == b"." || p.name == b".." {
             return Err(Errno::Exist);
         }
@@ -146,7 +140,8 @@ impl Fs {
 
     /// `path_remove_directory`.
     pub fn path_remove_directory(&self, fd: Fd, path: &[u8]) -> Result<()> {
-        let p = self.parent_of(fd, rights::PATH_REMOVE_DIRECTORY, path)?;
+        let base = self.dir_file(fd, rights::PATH_REMOVE_DIRECTORY)?;
+        let p = Walker::new(&base.inode).parent(path)?;
         match p.name {
             b"." => return Err(Errno::Inval),
             b".." => return Err(Errno::Notempty),
@@ -179,7 +174,8 @@ impl Fs {
 
     /// `path_unlink_file`: removes a file or symlink entry. An open file stays usable.
     pub fn path_unlink_file(&self, fd: Fd, path: &[u8]) -> Result<()> {
-        let p = self.parent_of(fd, rights::PATH_UNLINK_FILE, path)?;
+        let base = self.dir_file(fd, rights::PATH_UNLINK_FILE)?;
+        let p = Walker::new(&base.inode).parent(path)?;
         if p.name == b"." || p.name == b".." {
             return Err(Errno::Isdir);
         }
@@ -205,8 +201,9 @@ impl Fs {
     /// `path_link`: a new name `new_path` for the file `old_path` names.
     pub fn path_link(&self, old_fd: Fd, lookupflags: u32, old_path: &[u8], new_fd: Fd, new_path: &[u8]) -> Result<()> {
         let follow = lookupflags & lookupflags::SYMLINK_FOLLOW != 0;
-        let src = resolve_existing(self.dir_fd(old_fd, rights::PATH_LINK_SOURCE)?, old_path, follow)?;
-        let p = self.parent_of(new_fd, rights::PATH_LINK_TARGET, new_path)?;
+        let src = resolve_existing(&self.dir_file(old_fd, rights::PATH_LINK_SOURCE)?.inode, old_path, follow)?;
+        let base = self.dir_file(new_fd, rights::PATH_LINK_TARGET)?;
+        let p = Walker::new(&base.inode).parent(new_path)?;
         if p.name == b"." || p.name == b".." {
             return Err(Errno::Exist);
         }
@@ -245,7 +242,8 @@ impl Fs {
     /// `path_symlink`: creates `new_path` pointing at `target` (stored as given; an absolute or
     /// escaping target is refused when followed, not here).
     pub fn path_symlink(&self, target: &[u8], fd: Fd, new_path: &[u8]) -> Result<()> {
-        let p = self.parent_of(fd, rights::PATH_SYMLINK, new_path)?;
+        let base = self.dir_file(fd, rights::PATH_SYMLINK)?;
+        let p = Walker::new(&base.inode).parent(new_path)?;
         if p.name == b"." || p.name == b".." {
             return Err(Errno::Exist);
         }
@@ -279,7 +277,7 @@ impl Fs {
 
     /// `path_readlink`: copies the target into `buf` (cut to fit); returns bytes copied.
     pub fn path_readlink(&self, fd: Fd, path: &[u8], buf: &mut [u8]) -> Result<usize> {
-        let n = resolve_existing(self.dir_fd(fd, rights::PATH_READLINK)?, path, false)?;
+        let n = resolve_existing(&self.dir_file(fd, rights::PATH_READLINK)?.inode, path, false)?;
         match &n.kind {
             Kind::Symlink(t) => {
                 let len = t.len().min(buf.len());
@@ -293,7 +291,7 @@ impl Fs {
     /// `path_filestat_get`.
     pub fn path_filestat_get(&self, fd: Fd, lookupflags: u32, path: &[u8]) -> Result<Filestat> {
         let follow = lookupflags & lookupflags::SYMLINK_FOLLOW != 0;
-        let n = resolve_existing(self.dir_fd(fd, rights::PATH_FILESTAT_GET)?, path, follow)?;
+        let n = resolve_existing(&self.dir_file(fd, rights::PATH_FILESTAT_GET)?.inode, path, follow)?;
         Ok(n.stat())
     }
 
@@ -308,7 +306,7 @@ impl Fs {
         flags: u16,
     ) -> Result<()> {
         let follow = lookupflags & lookupflags::SYMLINK_FOLLOW != 0;
-        let n = resolve_existing(self.dir_fd(fd, rights::PATH_FILESTAT_SET_TIMES)?, path, follow)?;
+        let n = resolve_existing(&self.dir_file(fd, rights::PATH_FILESTAT_SET_TIMES)?.inode, path, follow)?;
         self.set_times(&n, atim, mtim, flags)
     }
 }

@@ -174,3 +174,27 @@ fn preopens_and_fds() {
     assert_eq!(fs.fd_filestat_get(g).unwrap().mtim, 7);
     assert_eq!(fs.fd_read(a, &mut [&mut [0u8; 4][..]]), Err(Errno::Isdir));
 }
+
+
+#[test]
+fn many_fds_grow_the_table_and_reuse_low_numbers() {
+    let (fs, root) = fresh();
+    let fds: Vec<Fd> = (0..500).map(|i| fs.path_open(root, 0, format!("f{i}").as_bytes(), oflags::CREAT, RW, RW, 0).unwrap()).collect();
+    let mut sorted = fds.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(sorted.len(), 500);
+    assert_eq!(fs.open_fds(), 501);
+    fs.fd_close(fds[10]).unwrap();
+    let again = fs.path_open(root, 0, b"f0", 0, RW, RW, 0).unwrap();
+    assert_eq!(again, fds[10], "lowest free number is reused");
+    fs.fd_renumber(fds[499], root).unwrap();
+    // The preopen moved away; `root` now names f499.
+    assert_eq!(fs.fd_prestat_get(root), Err(Errno::Badf));
+    assert_eq!(fs.fd_filestat_get(root).unwrap().filetype, FileType::RegularFile);
+    assert_eq!(fs.fd_filestat_get(fds[499]), Err(Errno::Badf));
+    for &f in &fds[..499] {
+        fs.fd_close(f).unwrap();
+    }
+    assert_eq!(fs.open_fds(), 1);
+}
