@@ -12,7 +12,7 @@
 #![cfg_attr(target_arch = "wasm32", no_std)]
 
 #[cfg(target_arch = "wasm32")]
-pub use spindle_wasi_fs::spindle_fs_mount;
+pub use spindle_wasi_fs::{spindle_fs_mount, spindle_fs_set_can_wait};
 #[cfg(feature = "alloc")]
 extern crate spindle_alloc_c;
 

@@ -24,6 +24,11 @@ extern "C" {
  * already). */
 int spindle_fs_mount(const char *path);
 
+/* Tells the filesystem's locks which threads may block in memory.atomic.wait32: `hook` returns
+ * non-zero if the calling thread may (a browser main thread may not; it spins instead).
+ * NULL: every thread may (the default). */
+void spindle_fs_set_can_wait(int (*hook)(void));
+
 #ifdef __cplusplus
 }
 #endif

@@ -49,4 +49,4 @@ mod state;
 pub use fds::FD_BASE;
 pub use spindle_fs::set_can_wait;
 #[cfg(target_arch = "wasm32")]
-pub use state::{fs, mount, spindle_fs_mount};
+pub use state::{fs, mount, spindle_fs_mount, spindle_fs_set_can_wait};

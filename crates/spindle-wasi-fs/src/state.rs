@@ -261,3 +261,24 @@ pub fn mount(path: &[u8]) -> Result<i32, Errno> {
         _ => Err(Errno::Nomem),
     }
 }
+
+/// The C hook of [`spindle_fs_set_can_wait`] (0: none).
+static C_CAN_WAIT: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
+
+fn c_can_wait() -> bool {
+    let h = C_CAN_WAIT.load(Relaxed);
+    if h == 0 {
+        return true;
+    }
+    // SAFETY: only `spindle_fs_set_can_wait` stores a non-zero value, an `extern "C" fn() -> i32`.
+    let f: extern "C" fn() -> i32 = unsafe { core::mem::transmute::<usize, extern "C" fn() -> i32>(h) };
+    f() != 0
+}
+
+/// C API (`spindle-fs.h`): `hook()` returns non-zero if the calling thread may block in
+/// `memory.atomic.wait32` (a browser main thread may not; it then spins). NULL: every thread may.
+#[no_mangle]
+pub extern "C" fn spindle_fs_set_can_wait(hook: Option<extern "C" fn() -> i32>) {
+    C_CAN_WAIT.store(hook.map_or(0, |f| f as usize), Relaxed);
+    spindle_fs::set_can_wait(c_can_wait);
+}
