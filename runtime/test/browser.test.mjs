@@ -11,6 +11,7 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import * as modules from './fixtures/modules.mjs';
 import { cliPath, exitGuard, expectRun, guest, guestsBuild, runtimeDir, SIXTEEN_THREADS_OUTPUT } from './helpers.mjs';
 
 exitGuard(after);
@@ -213,6 +214,21 @@ describe('Chromium: the JS API in a page', () => {
       w.onerror = (e) => reject(new Error(`user worker failed: ${e.message}`));
     }));
     expectRun({ ...r, stderr: '' }, { code: 0, stdout: THREADS4 });
+  });
+
+  test('bytes as the source: proc_exit(3) on the main thread; a non-shared imported memory; an unknown import', async () => {
+    const r = await inPage(async (sources) => Promise.all(sources.map(async (bytes) => {
+      let out = '';
+      const dec = new TextDecoder();
+      try {
+        const code = await spindle.run(new Uint8Array(bytes), { stdout: (b) => { out += dec.decode(b); }, stderr: () => {} });
+        return { code, stdout: out };
+      } catch (e) {
+        return { error: e.code };
+      }
+    })), [modules.hello(3), modules.helloImportedMemory(), modules.unknownImport()].map((m) => Array.from(m)));
+    assert.deepEqual(r, [{ code: 3, stdout: 'hand-made hello\n' }, { code: 0, stdout: 'hello from imported memory\n' },
+      { error: 'UNKNOWN_IMPORT' }]);
   });
 
   test('a missing program: ENOENT_MODULE with the HTTP status', async () => {
