@@ -152,6 +152,16 @@ describe('Chromium: guest programs through run.html', () => {
       + 'argv[2]=héllo wörld (13 bytes)\nargv[3]=x,y (3 bytes)\nenv SPINDLE_X=y\nenv SPINDLE_A=b=c\nenv count 2\n' });
   });
 
+  test('large_output: 1 MiB from main and a thread through the output ring (back-pressure), then exit(3)', async () => {
+    for (const [query, code] of [['', 0], ['&args=exit', 3]]) {
+      const r = await runPage(`wasm=/c/large_output.wasm${query}`);
+      assert.equal(r.code, code);
+      assert.equal(r.stdout.length, 1 << 20, 'stdout must be exactly 1 MiB');
+      const want = Array.from({ length: 16384 }, (_, i) => `line ${String(i).padStart(6, '0')} abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXY\n`);
+      assert.ok(r.stdout === want.join(''), 'lines lost, torn or out of order');
+    }
+  });
+
   test('stdin as a string', async () => {
     expectRun(await runPage(`wasm=/c/stdin_read.wasm&stdin=${encodeURIComponent('hello\nworld\n')}`),
       { code: 0, stdout: 'bytes 12 lines 2 fnv 3d3d5389\nfirst line: hello\n' });
