@@ -17,7 +17,7 @@ use core::sync::atomic::{AtomicPtr, Ordering};
 
 const LEAF_BITS: usize = 10;
 const LEAF_LEN: usize = 1 << LEAF_BITS;
-const ROOT_LEN: usize = (MAX_CHUNKS + LEAF_LEN - 1) / LEAF_LEN;
+const ROOT_LEN: usize = MAX_CHUNKS.div_ceil(LEAF_LEN);
 
 pub(crate) struct Leaf {
     entries: [AtomicPtr<Span>; LEAF_LEN],

@@ -71,12 +71,20 @@ const fn slab_chunks(size: usize) -> usize {
 }
 
 const fn build() -> [ClassInfo; NUM_CLASSES] {
-    let mut t = [ClassInfo { size: 0, capacity: 0, chunks: 0 }; NUM_CLASSES];
+    let mut t = [ClassInfo {
+        size: 0,
+        capacity: 0,
+        chunks: 0,
+    }; NUM_CLASSES];
     let mut c = 0;
     while c < NUM_CLASSES {
         let size = class_size(c);
         let chunks = slab_chunks(size);
-        t[c] = ClassInfo { size: size as u32, capacity: ((chunks * CHUNK) / size) as u32, chunks: chunks as u32 };
+        t[c] = ClassInfo {
+            size: size as u32,
+            capacity: ((chunks * CHUNK) / size) as u32,
+            chunks: chunks as u32,
+        };
         c += 1;
     }
     t
@@ -114,20 +122,26 @@ mod tests {
     #[test]
     fn classes_cover_sizes_with_bounded_waste() {
         assert_eq!(class_size(NUM_CLASSES - 1), SLAB_MAX);
-        for size in 1..=SLAB_MAX {
+        let step = if cfg!(miri) { 61 } else { 1 };
+        for size in (1..=SLAB_MAX).step_by(step) {
             let c = class_of(size);
             let s = class_size(c);
             assert!(s >= size, "size {size} class {c} ({s})");
-            assert!(c == 0 || class_size(c - 1) < size, "size {size} not in its smallest class");
+            assert!(
+                c == 0 || class_size(c - 1) < size,
+                "size {size} not in its smallest class"
+            );
             if size > 128 {
                 assert!((s - size) * 9 <= s, "waste above 1/9 for {size} -> {s}");
             }
         }
-        for c in 0..NUM_CLASSES {
-            let i = CLASSES[c];
+        for (c, &i) in CLASSES.iter().enumerate() {
             let slab = i.chunks as usize * CHUNK;
             assert!(i.capacity >= 1);
-            assert!(slab - i.capacity as usize * i.size as usize <= slab / 8, "class {c}");
+            assert!(
+                slab - i.capacity as usize * i.size as usize <= slab / 8,
+                "class {c}"
+            );
             assert_eq!(i.size as usize % MIN_ALIGN, 0);
             if i.size.is_power_of_two() && i.size as usize <= CHUNK {
                 assert_eq!(i.chunks, 1);

@@ -46,13 +46,21 @@ fn invalid_and_double_frees_abort_with_a_message() {
         ("interior-large", "did not hand out"),
     ] {
         let out = Command::new(&exe)
-            .args(["--exact", "invalid_and_double_frees_abort_with_a_message", "--nocapture", "--test-threads=1"])
+            .args([
+                "--exact",
+                "invalid_and_double_frees_abort_with_a_message",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env("SPINDLE_ABORT_CASE", case)
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{case}: the child did not abort");
-        assert!(stderr.contains("spindle-alloc: ") && stderr.contains(want), "{case}: stderr was {stderr}");
+        assert!(
+            stderr.contains("spindle-alloc: ") && stderr.contains(want),
+            "{case}: stderr was {stderr}"
+        );
         assert!(!String::from_utf8_lossy(&out.stdout).contains("no abort"));
     }
 }

@@ -76,7 +76,11 @@ fn ring(t: usize, total: usize, ring: usize, lo: usize, span: usize) {
 const QN: usize = 4096;
 
 fn xfree(total: usize) {
-    let q: Arc<Vec<AtomicPtr<u8>>> = Arc::new((0..QN).map(|_| AtomicPtr::new(std::ptr::null_mut())).collect());
+    let q: Arc<Vec<AtomicPtr<u8>>> = Arc::new(
+        (0..QN)
+            .map(|_| AtomicPtr::new(std::ptr::null_mut()))
+            .collect(),
+    );
     let head = Arc::new(AtomicUsize::new(0));
     let tail = Arc::new(AtomicUsize::new(0));
     let (q2, h2, t2) = (q.clone(), head.clone(), tail.clone());
@@ -194,5 +198,9 @@ fn main() {
         }
     }
     let ms = t0.elapsed().as_secs_f64() * 1e3;
-    println!("RESULT workload={} threads={t} ops={total} ms={ms:.1} mem_kb={}", a[1], mem_kb());
+    println!(
+        "RESULT workload={} threads={t} ops={total} ms={ms:.1} mem_kb={}",
+        a[1],
+        mem_kb()
+    );
 }
