@@ -6,8 +6,8 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 
-apt_pkgs=(clang-19 lld-19 libclang-rt-19-dev-wasm32 llvm-19)
-[ "${SPINDLE_SETUP_BROWSER:-0}" = 1 ] && apt_pkgs+=(chromium)
+# chromium: the browser tests drive Debian's Chromium with playwright-core (never a downloaded browser).
+apt_pkgs=(clang-19 lld-19 libclang-rt-19-dev-wasm32 llvm-19 chromium)
 missing=()
 for p in "${apt_pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then
@@ -29,8 +29,9 @@ if [ ! -d "$repo/runtime/node_modules" ] || [ "$repo/runtime/package-lock.json" 
   (cd "$repo/runtime" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi
 
-# The benchmarks' baselines (@emnapi/wasi-threads, @tybys/wasm-util): dev dependencies of bench/ only.
-for pkg in bench/runtime; do
+# The benchmarks' baselines (@emnapi/wasi-threads, @tybys/wasm-util) and the Vite example (the
+# browser tests build it): their own package.json each, dev-only.
+for pkg in bench/runtime runtime/examples/vite; do
   if [ -f "$repo/$pkg/package-lock.json" ] && { [ ! -d "$repo/$pkg/node_modules" ] || [ "$repo/$pkg/package-lock.json" -nt "$repo/$pkg/node_modules/.package-lock.json" ]; }; then
     say "npm ci ($pkg)"
     (cd "$repo/$pkg" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)

@@ -50,6 +50,7 @@ export class Program {
   private readonly sinks: [OutputOption, OutputOption];
   private readonly stdin: StdinPipe | null;
   private stopStdin: (() => void) | undefined;
+  private stdio: ThreadStdio | undefined;
   private exitPromise: Promise<number> | undefined;
 
   private readonly platform: Platform;
@@ -126,8 +127,16 @@ export class Program {
 
   private startWorker(slot: number, cmd?: number): void {
     if (cmd !== undefined) this.ctl.command(slot, cmd, 0, 0);
-    const stdio = new ThreadStdio(this.init, this.platform);
-    this.platform.startWorker({ ...this.init, slot }, (m) => reportFailure(stdio, this.ctl, m));
+    this.platform.startWorker({ ...this.init, slot }, (m) => reportFailure(this.ownerStdio(), this.ctl, m));
+  }
+
+  /** Stdio for output written on this (the owner's) thread: it drains the rings in place, never waits. */
+  private ownerStdio(): ThreadStdio {
+    if (!this.stdio) {
+      this.stdio = new ThreadStdio(this.init, this.platform);
+      this.stdio.drainInline = () => this.drainOutput();
+    }
+    return this.stdio;
   }
 
   private track(worker: WorkerHandle): WorkerHandle {
@@ -137,8 +146,7 @@ export class Program {
 
   /** Node's calling-thread mode: `_start` runs right here, synchronously. */
   private runHere(): void {
-    const stdio = new ThreadStdio(this.init, this.platform);
-    stdio.drainInline = () => this.drainOutput();
+    const stdio = this.ownerStdio();
     let thread;
     try {
       thread = new ThreadFactory(this.init, this.platform, stdio).instantiate();
