@@ -91,8 +91,16 @@ impl Target for StdFs {
     }
 }
 
-/// Runs `rounds` rounds on each of `threads` threads; returns wall seconds.
-fn run(target: &Arc<dyn Target + Send + Sync>, threads: usize, rounds: usize) -> f64 {
+fn thread_cpu_ns() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes the timespec we pass.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 * 1e9 + ts.tv_nsec as f64
+}
+
+/// Runs `rounds` rounds on each of `threads` threads; returns wall seconds and the mean CPU
+/// time the threads spent (seconds), which a loaded machine does not inflate.
+fn run(target: &Arc<dyn Target + Send + Sync>, threads: usize, rounds: usize) -> (f64, f64) {
     let barrier = Arc::new(Barrier::new(threads + 1));
     let hs: Vec<_> = (0..threads)
         .map(|t| {
@@ -102,18 +110,18 @@ fn run(target: &Arc<dyn Target + Send + Sync>, threads: usize, rounds: usize) ->
                 let mut buf = vec![0u8; SIZE * 2];
                 target.round(t, &names, &mut buf); // warm-up: creates the files
                 barrier.wait();
+                let c0 = thread_cpu_ns();
                 for _ in 0..rounds {
                     target.round(t, &names, &mut buf);
                 }
+                thread_cpu_ns() - c0
             })
         })
         .collect();
     barrier.wait();
     let start = Instant::now();
-    for h in hs {
-        h.join().unwrap();
-    }
-    start.elapsed().as_secs_f64()
+    let cpu: f64 = hs.into_iter().map(|h| h.join().unwrap()).sum();
+    (start.elapsed().as_secs_f64(), cpu / threads as f64 / 1e9)
 }
 
 fn stats(mut v: Vec<f64>) -> (f64, f64) {
@@ -150,21 +158,24 @@ fn main() {
                 continue;
             }
             let mut per_round = Vec::new();
+            let mut cpu_round = Vec::new();
             for _ in 0..runs {
-                let secs = run(tg, threads, rounds);
+                let (secs, cpu) = run(tg, threads, rounds);
                 per_round.push(secs * 1e9 / rounds as f64);
+                cpu_round.push(cpu * 1e9 / rounds as f64);
             }
             let (min, med) = stats(per_round);
+            let (cpu_min, _) = stats(cpu_round);
             // Throughput in rounds per second over all threads, from the best run.
             let thr = threads as f64 * 1e9 / min;
             let ns_call = min / (FILES * CALLS_PER_FILE) as f64;
             println!(
-                "{:<16} T={threads}: round min {:>9.0} ns  median {:>9.0} ns  ({ns_call:>6.1} ns/call)  throughput {thr:>8.0} rounds/s",
+                "{:<16} T={threads}: round min {:>9.0} ns  median {:>9.0} ns  ({ns_call:>6.1} ns/call)  throughput {thr:>8.0} rounds/s  cpu/round/thread {cpu_min:>9.0} ns",
                 tg.name(),
                 min,
                 med
             );
-            rows.push((tg.name(), threads, min, med, ns_call, thr));
+            rows.push((tg.name(), threads, min, med, ns_call, thr, cpu_min));
         }
     }
     if only.is_some() {
@@ -180,21 +191,28 @@ fn main() {
     println!("spindle-fs vs std::fs, T=1: {speed1:.2}x faster (min round time ratio)");
     println!("spindle-fs vs std::fs, T=2: {speed2:.2}x faster");
     println!("T=2 / T=1 throughput: spindle-fs {scale_s:.2}x (goal >= 1.6x), std::fs {scale_n:.2}x");
+    // CPU-time scaling: what T=2 would give on two idle cores (contention shows up as more CPU
+    // per round; time a thread spends asleep on a futex does not, and is not counted).
+    let cpu_s = 2.0 * s1.6 / s2.6;
+    let cpu_n = 2.0 * n1.6 / n2.6;
+    println!("T=2 / T=1 by CPU time per round (2 x cpu1/cpu2): spindle-fs {cpu_s:.2}x, std::fs {cpu_n:.2}x");
 
+    let load = std::fs::read_to_string("/proc/loadavg").ok().and_then(|l| l.split(' ').next().map(str::to_string)).unwrap_or("null".into());
+    println!("load average (1 min) during the run: {load}");
     let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/fs-native");
     std::fs::create_dir_all(&out).unwrap();
-    let mut csv = String::from("target,threads,round_min_ns,round_median_ns,ns_per_call,rounds_per_s\n");
+    let mut csv = String::from("target,threads,round_min_ns,round_median_ns,ns_per_call,rounds_per_s,cpu_ns_per_round_per_thread\n");
     let mut json = String::from("{\n  \"workload\": \"64 files x (create+write 1KiB+close, open+read+close, stat)\",\n");
     json += &format!("  \"rounds\": {rounds},\n  \"runs\": {runs},\n  \"results\": [\n");
     for (i, r) in rows.iter().enumerate() {
-        csv += &format!("{},{},{:.0},{:.0},{:.1},{:.0}\n", r.0, r.1, r.2, r.3, r.4, r.5);
+        csv += &format!("{},{},{:.0},{:.0},{:.1},{:.0},{:.0}\n", r.0, r.1, r.2, r.3, r.4, r.5, r.6);
         json += &format!(
-            "    {{\"target\": \"{}\", \"threads\": {}, \"round_min_ns\": {:.0}, \"round_median_ns\": {:.0}, \"ns_per_call\": {:.1}, \"rounds_per_s\": {:.0}}}{}\n",
-            r.0, r.1, r.2, r.3, r.4, r.5, if i + 1 < rows.len() { "," } else { "" }
+            "    {{\"target\": \"{}\", \"threads\": {}, \"round_min_ns\": {:.0}, \"round_median_ns\": {:.0}, \"ns_per_call\": {:.1}, \"rounds_per_s\": {:.0}, \"cpu_ns_per_round_per_thread\": {:.0}}}{}\n",
+            r.0, r.1, r.2, r.3, r.4, r.5, r.6, if i + 1 < rows.len() { "," } else { "" }
         );
     }
     json += &format!(
-        "  ],\n  \"speedup_vs_std_t1\": {speed1:.3},\n  \"speedup_vs_std_t2\": {speed2:.3},\n  \"scaling_t2_over_t1_spindle\": {scale_s:.3},\n  \"scaling_t2_over_t1_std\": {scale_n:.3}\n}}\n"
+        "  ],\n  \"speedup_vs_std_t1\": {speed1:.3},\n  \"speedup_vs_std_t2\": {speed2:.3},\n  \"scaling_t2_over_t1_spindle\": {scale_s:.3},\n  \"scaling_t2_over_t1_std\": {scale_n:.3},\n  \"cpu_scaling_t2_over_t1_spindle\": {cpu_s:.3},\n  \"cpu_scaling_t2_over_t1_std\": {cpu_n:.3},\n  \"load_average_1min\": {load}\n}}\n"
     );
     std::fs::write(out.join("results.csv"), csv).unwrap();
     std::fs::write(out.join("results.json"), json).unwrap();

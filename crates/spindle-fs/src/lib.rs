@@ -17,19 +17,35 @@
 //!
 //! Layout (one file per concept): `errno` (the error enum), `types` (WASI constants and
 //! structs), `sync` (the lock and the platform wait), `inode`, `file` (chunked contents), `dir`
-//! (entries and readdir cookies), `fd_table`, `path` (confined resolution), `mount`, `backend`
-//! (the trait for non-memory storage), `fs` (the `Fs` value, fd calls, **the lock order**),
-//! `path_ops` (path calls), `rename`, `tar` (snapshots).
+//! (entries and readdir cookies), `fd_table` (process-wide, per-slot locks, pinned preopens),
+//! `path` (confined resolution), `mount`, `backend` (the trait for non-memory storage), `fs`
+//! (the `Fs` value, fd calls, **the lock order**), `path_ops` (path calls), `rename`, `tar`
+//! (snapshots), `check` (the invariant scanner used by tests and the fuzzer).
 //!
 //! # Intentional differences from Linux
+//! The model test (`tests/model.rs`) runs random operation sequences here and on Linux (tmpfs)
+//! and requires equal results and errnos except for these:
 //! - Paths are confined to the directory fd they are relative to (WASI/cap-std): `..` above it,
 //!   absolute paths and absolute symlink targets are ENOTCAPABLE, where Linux would resolve.
-//! - Permission bits are stored (stat, tar) but never enforced; a read-only mount is EROFS.
+//! - Permission bits are stored (stat, tar) but never enforced (the guest is one user); a
+//!   read-only mount is EROFS for every write, O_TRUNC included.
 //! - `path_open` with O_CREAT|O_DIRECTORY is always EINVAL (as Linux >= 6.4).
-//! - Directory `size` is the number of entries; `fd_readdir` lists `.` and `..` first, then
-//!   entries in creation order (cookie order), not hash order.
-//! - atime is not updated by reads (like `noatime`).
+//! - Directory `size` is the number of entries (tmpfs reports bytes); `fd_readdir` lists `.` and
+//!   `..` first, then entries in name-hash order (stable cookies; tmpfs uses creation order).
+//! - atime is not updated by reads (like `noatime`); the clock is the caller's.
+//! - Paths are bytes: non-UTF-8 names are accepted (the WASI shim may refuse them with
+//!   EILSEQ as wasmtime does); a NUL byte is EINVAL.
+//! - As on Linux, `fd_pwrite` on an O_APPEND fd appends.
+//! - A preopen's description is never freed before the `Fs` if its fd is closed (it may still
+//!   be in use by another thread's path call): a bounded leak per closed preopen.
+//! - tar export stores mtimes in whole seconds (import reads pax fractions).
 //! - Non-memory backends are declared ([`backend::Backend`]) but not yet dispatched to.
+//!
+//! # Tests
+//! `cargo test -p spindle-fs --release` runs unit, sandbox, model (`SPINDLE_MODEL_CASES`), stress
+//! (`SPINDLE_STRESS_ITERS`) and tar tests; `--features shuttle --test shuttle` runs the
+//! concurrency checker; `crates/spindle-fs/fuzz` holds the cargo-fuzz target;
+//! `cargo run --release -p spindle-fs --example bench` the native benchmark.
 
 #![no_std]
 #![cfg_attr(feature = "wasm-wait", feature(stdarch_wasm_atomic_wait))]
