@@ -52,6 +52,7 @@ const GUESTS = {
   mounts: { nodeWasi: true, env: ['SPINDLE_FS_MOUNTS=/tmp,/data'] },
   append_threads: { nodeWasi: false },
   threads_share: { nodeWasi: false },
+  dir_threads: { nodeWasi: false },
   hostdir: { spindle: false, nodeWasi: true }, // needs a host preopen: the runtime has no --dir yet (issue 5 part iii)
 };
 
@@ -103,7 +104,7 @@ describe('(i) in-program FS on spindle', () => {
     if (cfg.spindle === false) continue;
     test(name, () => expectOk(onSpindle(name, cfg), name));
   }
-  for (const name of ['append_threads', 'threads_share']) {
+  for (const name of ['append_threads', 'threads_share', 'dir_threads']) {
     test(`${name} with libspindle.a (fs + spindle-alloc)`, () => expectOk(onSpindle(name, { program: `${name}_alloc` }), name));
   }
   test('fs_rust: std::fs, and threads sharing files and a File', () => {

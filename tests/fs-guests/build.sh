@@ -2,7 +2,7 @@
 # Builds the in-program filesystem's guest tests into build/tests/fs/ (gitignored):
 #   <name>.wasm          C programs (c/<name>.c) linked with libspindle-fs.a
 #   <name>_alloc.wasm    the same linked with libspindle.a (fs + spindle-alloc), for the
-#                        threaded ones (append_threads, threads_share)
+#                        threaded ones (append_threads, threads_share, dir_threads)
 #   stdio_plain.wasm     stdio.c WITHOUT the library (the checker must flag it)
 #   fs_rust.wasm         Rust std::fs program using the spindle-wasi-fs crate (rust/)
 #   fs_rust_linkarg.wasm the same program without the crate, linked with libspindle-fs.a through
@@ -23,7 +23,7 @@ for src in "$here"/c/*.c; do
   name=$(basename "$src" .c)
   "$cc" "${flags[@]}" "$src" "$prefix/lib/libspindle-fs.a" -o "$out/$name.wasm" & pids+=($!)
 done
-for name in append_threads threads_share; do
+for name in append_threads threads_share dir_threads; do
   "$cc" "${flags[@]}" "$here/c/$name.c" "$prefix/lib/libspindle.a" -o "$out/${name}_alloc.wasm" & pids+=($!)
 done
 "$cc" "${flags[@]}" "$here/c/stdio.c" -o "$out/stdio_plain.wasm" & pids+=($!)

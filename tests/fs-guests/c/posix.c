@@ -1,4 +1,5 @@
-/* open/pread/pwrite/lseek/ftruncate/fsync/fstat/stat and their errors on spindle's /tmp. */
+/* open/pread/pwrite/lseek/ftruncate/fsync/fstat/stat, utimensat/futimens, posix_fallocate,
+ * posix_fadvise, fcntl(F_SETFL) and their errors on spindle's /tmp. */
 #include "check.h"
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -42,6 +43,26 @@ int main(void) {
   CHECK(fd >= 0);
   CHECK_ERR(read(fd, buf, 1), EBADF);
   CHECK(fstat(fd, &st) == 0 && st.st_size == 0);
+  CHECK(close(fd) == 0);
+
+  /* times, allocation, advice, flags */
+  fd = open("/tmp/posix.bin", O_RDWR);
+  CHECK(fd >= 0);
+  struct timespec ts[2] = {{.tv_sec = 1000, .tv_nsec = 5}, {.tv_sec = 2000, .tv_nsec = 7}};
+  CHECK(futimens(fd, ts) == 0);
+  CHECK(fstat(fd, &st) == 0 && st.st_atim.tv_sec == 1000 && st.st_mtim.tv_sec == 2000 && st.st_mtim.tv_nsec == 7);
+  ts[0].tv_nsec = UTIME_OMIT;
+  ts[1].tv_sec = 3000;
+  CHECK(utimensat(AT_FDCWD, "/tmp/posix.bin", ts, 0) == 0);
+  CHECK(stat("/tmp/posix.bin", &st) == 0 && st.st_atim.tv_sec == 1000 && st.st_mtim.tv_sec == 3000);
+  CHECK(posix_fallocate(fd, 0, 4096) == 0);
+  CHECK(fstat(fd, &st) == 0 && st.st_size == 4096);
+  CHECK(posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL) == 0);
+  CHECK((fcntl(fd, F_GETFL) & O_APPEND) == 0);
+  CHECK(fcntl(fd, F_SETFL, O_APPEND) == 0);
+  CHECK((fcntl(fd, F_GETFL) & O_APPEND) != 0);
+  CHECK(write(fd, "end", 3) == 3);
+  CHECK(fstat(fd, &st) == 0 && st.st_size == 4099);
   CHECK(close(fd) == 0);
 
   CHECK_ERR(open("/tmp/nope", O_RDONLY), ENOENT);
