@@ -113,6 +113,12 @@ describe('(i) in-program FS on spindle', () => {
   test('fs_rust_linkarg: the same through -C link-arg=libspindle-fs.a', () => {
     expectOk(onSpindle('fs_rust', { program: 'fs_rust_linkarg', args: ['threads'] }), 'fs_rust');
   });
+  test('a bad SPINDLE_FS_MOUNTS entry is reported on stderr and skipped', () => {
+    const r = onSpindle('stdio', { env: ['SPINDLE_FS_MOUNTS=/tmp,/a/../b'] });
+    assert.equal(r.status, 0);
+    assert.equal(r.stdout, 'stdio ok\n');
+    assert.match(r.stderr, /^spindle-fs: SPINDLE_FS_MOUNTS: cannot mount '\/a\/\.\.\/b' \(WASI errno 28\); give absolute paths/);
+  });
   test('SPINDLE_FS_MOUNTS= (empty) mounts nothing: /tmp is ENOENT', () => {
     const r = onSpindle('stdio', { env: ['SPINDLE_FS_MOUNTS='] });
     assert.equal(r.status, 1);

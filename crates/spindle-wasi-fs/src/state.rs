@@ -68,8 +68,9 @@ fn init_slow() {
             if !explicit && host.iter().any(|h| same_path(h, &path)) {
                 continue;
             }
-            if let Ok(fd) = mount_into(&fs, &path) {
-                list.push((guest(fd), path));
+            match mount_into(&fs, &path) {
+                Ok(fd) => list.push((guest(fd), path)),
+                Err(e) => warn_mount(&path, e),
             }
         }
         // SAFETY: we own the BUSY state; nobody reads FS before READY.
@@ -93,6 +94,25 @@ fn mount_into(fs: &Fs, path: &[u8]) -> Result<spindle_fs::Fd, Errno> {
         Err(e) => return Err(e),
     }
     fs.preopen(path)
+}
+
+/// Tells the user (host stderr) that a requested mount was refused, and why.
+#[cold]
+fn warn_mount(path: &[u8], e: Errno) {
+    let mut msg = Vec::new();
+    msg.extend_from_slice(b"spindle-fs: SPINDLE_FS_MOUNTS: cannot mount '");
+    msg.extend_from_slice(path);
+    msg.extend_from_slice(b"' (WASI errno ");
+    let n = crate::fd_calls::errno(e);
+    if n >= 10 {
+        msg.push(b'0' + (n / 10) as u8);
+    }
+    msg.push(b'0' + (n % 10) as u8);
+    msg.extend_from_slice(b"); give absolute paths without '.' or '..', separated by commas\n");
+    let iov = [msg.as_ptr() as u32, msg.len() as u32];
+    let mut written = 0u32;
+    // SAFETY: one valid ciovec and out-pointer for the call.
+    unsafe { host::fd_write(2, iov.as_ptr() as i32, 1, &mut written as *mut u32 as i32) };
 }
 
 /// The clock for timestamps: the host's realtime clock.
