@@ -17,7 +17,7 @@
  * spindleCli (a snapshot of runtime/dist), programs, commands (bench/runtime/lib/configs.mjs),
  * runs, quick, threads, cores, wasmtime ({ exe } or { unavailable }), log(message).
  */
-import { cpSync, existsSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -47,6 +47,7 @@ const USAGE = `usage: spindle bench [--quick] [--threads 1,2,4] [--runs N] [--ou
   --out DIR      where results go (default build/bench/report)
   --only IDS     run only these experiments (see --list)
   --list         list the experiments and exit
+  --from-json F  write summary, CSV and charts again from a results.json (measures nothing)
 `;
 
 class UsageError extends Error {}
@@ -66,9 +67,11 @@ export function parseArgs(argv, cores = availableParallelism()) {
     else if (a === '--only') o.only = value().split(',').filter(Boolean);
     else if (a === '--list') o.list = true;
     else if (a === '--registry') o.registry = resolve(value()); // tests: a module exporting `registry`
+    else if (a === '--from-json') o.fromJson = resolve(value());
     else if (a === '-h' || a === '--help') o.help = true;
     else throw new UsageError(`unknown option ${a}`);
   }
+  o.given = argv.filter((a) => a.startsWith('--'));
   o.runs ??= o.quick ? 3 : 5;
   o.threads ??= o.quick ? [1, cores, 2 * cores] : Array.from({ length: 2 * cores }, (_, i) => i + 1);
   o.threads = [...new Set(o.threads)].sort((a, b) => a - b);
@@ -118,6 +121,25 @@ async function prepare(selected, opts, log) {
   return ctx;
 }
 
+/**
+ * --from-json FILE: writes the summary, CSV and charts again from a session's results.json (the
+ * goals recomputed from its rows), e.g. after a change to the charts; measures nothing.
+ */
+function rerender(opts, registry) {
+  const metrics = new Set(['min', 'median', 'ratio_min', 'ratio_median']);
+  const session = JSON.parse(readFileSync(opts.fromJson, 'utf8'), (k, v) => (v === null && metrics.has(k) ? NaN : v));
+  for (const e of session.results) {
+    const entry = registry.find((x) => x.id === e.id);
+    if (entry?.goals && e.rows.length) e.goals = entry.goals(e.rows);
+  }
+  const out = argvHas(opts, '--out') ? opts.out : dirname(opts.fromJson);
+  const charts = writeSession(out, session, registry);
+  process.stdout.write(`rewrote ${join(out, 'summary.md')}, results.json, results.csv and ${charts.length} charts\n`);
+  return 0;
+}
+
+const argvHas = (opts, flag) => opts.given.includes(flag);
+
 export async function main(argv) {
   const opts = parseArgs(argv);
   if (opts.help) { process.stdout.write(USAGE); return 0; }
@@ -126,6 +148,7 @@ export async function main(argv) {
     for (const e of registry) process.stdout.write(`${e.id.padEnd(16)} ${e.title}${e.unavailable?.({ repo }) ? '  [not available yet]' : ''}\n`);
     return 0;
   }
+  if (opts.fromJson) return rerender(opts, registry);
   for (const id of opts.only ?? []) if (!registry.some((e) => e.id === id)) throw new UsageError(`no experiment '${id}' (see --list)`);
   const selected = registry.filter((e) => !opts.only || opts.only.includes(e.id));
 

@@ -125,7 +125,7 @@ export function failureBanner(results) {
 export function summaryMarkdown(session, registry, charts) {
   const md = ['# spindle bench', ''];
   md.push(`Command: \`${session.command}\`  `);
-  md.push(`Date: ${session.started} · duration ${session.durationS.toFixed(0)} s (set-up and builds ${(session.prepareS ?? 0).toFixed(0)} s) · ${session.runs} runs per configuration (+1 warm-up) · threads ${session.threads.join(', ')}  `);
+  md.push(`Date: ${session.started} · duration ${session.durationS.toFixed(0)} s${session.prepareS === undefined ? '' : ` (set-up and builds ${session.prepareS.toFixed(0)} s)`} · ${session.runs} runs per configuration (+1 warm-up) · threads ${session.threads.join(', ')}  `);
   md.push(...machineLines(session).map((l) => `${l}  `));
   if (session.warnings.length) md.push('', ...session.warnings.map((w) => `> **Warning:** ${w}`));
   md.push('', 'Figures are min and median over runs, each run a fresh process. Ratios are median / median of the '
