@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { checkFsImports, FS_CALLS } from '../dist/check.js';
+import { checkCommand, checkFsImports, FS_CALLS } from '../dist/check.js';
 import { cliPath, repoRoot, runtimeDir } from './helpers.mjs';
 
 const built = join(repoRoot, 'build', 'tests', 'fs');
@@ -92,6 +92,20 @@ describe('spindle check: WASI filesystem imports', () => {
     assert.equal(r.hasNames, false);
     assert.deepEqual(r.forwarded, []);
     assert.ok(r.bypassing.includes('fd_write'));
+  });
+
+  test('checkCommand (spindle check): 0 clean, 1 bypassing, 2 unreadable; one line per program', async () => {
+    const lines = [];
+    const out = (s) => lines.push(s);
+    assert.equal(await checkCommand([wasm('stdio'), wasm('fs_rust')], out), 0);
+    assert.match(lines.join(''), /stdio\.wasm: ok \(\d+ fs imports are spindle's forwarders for host fds\)\n.*fs_rust\.wasm: ok/s);
+    lines.length = 0;
+    assert.equal(await checkCommand([wasm('stdio'), wasm('stdio_plain')], out), 1);
+    assert.match(lines[1], /stdio_plain\.wasm: \d+ WASI filesystem imports bypass spindle: .*path_open/);
+    lines.length = 0;
+    assert.equal(await checkCommand([join(built, 'missing.wasm')], out), 2);
+    assert.match(lines[0], /missing\.wasm: cannot check: no such file/);
+    assert.equal(await checkCommand([], out), 2);
   });
 
   test('a non-wasm file is a RangeError', () => {
