@@ -353,6 +353,14 @@ export const registry = [
     assert.match(md, /!\[fake\]\(charts\/fake-lines\.svg\)/);
     assert.match(md, /## Not written yet\n\nNot available: not available yet \(issue 99\)/);
     assert.match(r.stdout, /charts: .*fake-lines\.svg/);
+
+    // --from-json writes the report again from results.json, measuring nothing.
+    rmSync(join(r.out, 'charts'), { recursive: true });
+    rmSync(join(r.out, 'summary.md'));
+    const again = spawnSync(process.execPath, [join(harness, 'main.mjs'), '--registry', join(tmp, 'clean.mjs'), '--from-json', join(r.out, 'results.json')], { encoding: 'utf8' });
+    assert.equal(again.status, 0, again.stderr);
+    assert.equal(readFileSync(join(r.out, 'summary.md'), 'utf8'), md);
+    assert.deepEqual(readdirSync(join(r.out, 'charts')).sort(), ['fake-bars.svg', 'fake-lines.svg']);
   });
 
   test('usage errors exit 2 with a message; --list names every experiment', () => {
