@@ -106,8 +106,21 @@ fn threads() {
     assert_eq!(per, [256; 4]);
 }
 
+/// A memory mount made at run time is found by std::fs (registered as a wasi-libc preopen).
+#[cfg(feature = "crate")]
+fn runtime_mount() {
+    assert_eq!(fs::metadata("/rdata").unwrap_err().kind(), ErrorKind::NotFound);
+    let fd = spindle_wasi_fs::mount(b"/rdata").unwrap();
+    assert!(fd as u32 >= FD_BASE);
+    fs::write("/rdata/x", "mounted").unwrap();
+    assert_eq!(fs::read_to_string("/rdata/x").unwrap(), "mounted");
+    assert_eq!(fs::rename("/rdata/x", "/tmp/x").unwrap_err().raw_os_error(), Some(75)); // EXDEV
+}
+
 fn main() {
     basics();
+    #[cfg(feature = "crate")]
+    runtime_mount();
     if std::env::args().any(|a| a == "threads") {
         threads();
     }
