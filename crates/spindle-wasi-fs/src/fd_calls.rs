@@ -44,9 +44,8 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_read(fd: i32, iovs
         Route::Host => unsafe { host::fd_read(fd, iovs, n, out) },
         // SAFETY: the program lends iovs/out for the call; `out` is checked before the read moves
         // the offset.
-        Route::Spindle(f) => ret(mem::check(out, 4).and_then(|_| unsafe {
-            with_iovs(iovs, n, |b| fs().fd_read(f, b)).and_then(|k| put_u32(out, k as u32))
-        })),
+        Route::Spindle(f) => ret(mem::check(out, 4)
+            .and_then(|_| unsafe { with_iovs(iovs, n, |b| fs().fd_read(f, b)).and_then(|k| put_u32(out, k as u32)) })),
     }
 }
 
@@ -72,7 +71,13 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_write(fd: i32, iov
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_pread(fd: i32, iovs: i32, n: i32, off: i64, out: i32) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_pread(
+    fd: i32,
+    iovs: i32,
+    n: i32,
+    off: i64,
+    out: i32,
+) -> i32 {
     match route(fd) {
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_pread(fd, iovs, n, off, out) },
@@ -88,7 +93,13 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_pread(fd: i32, iov
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_pwrite(fd: i32, iovs: i32, n: i32, off: i64, out: i32) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_pwrite(
+    fd: i32,
+    iovs: i32,
+    n: i32,
+    off: i64,
+    out: i32,
+) -> i32 {
     match route(fd) {
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_pwrite(fd, iovs, n, off, out) },
@@ -261,7 +272,13 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_filestat_set_times
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_readdir(fd: i32, buf: i32, len: i32, cookie: i64, out: i32) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_readdir(
+    fd: i32,
+    buf: i32,
+    len: i32,
+    cookie: i64,
+    out: i32,
+) -> i32 {
     match route(fd) {
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_readdir(fd, buf, len, cookie, out) },

@@ -70,8 +70,15 @@ extern "C" {
     #[link_name = "path_filestat_get"]
     pub(crate) fn path_filestat_get(fd: i32, flags: i32, path: i32, len: i32, out: i32) -> i32;
     #[link_name = "path_filestat_set_times"]
-    pub(crate) fn path_filestat_set_times(fd: i32, flags: i32, path: i32, len: i32, atim: i64, mtim: i64, fst: i32)
-        -> i32;
+    pub(crate) fn path_filestat_set_times(
+        fd: i32,
+        flags: i32,
+        path: i32,
+        len: i32,
+        atim: i64,
+        mtim: i64,
+        fst: i32,
+    ) -> i32;
     #[link_name = "path_link"]
     pub(crate) fn path_link(ofd: i32, oflags: i32, op: i32, ol: i32, nfd: i32, np: i32, nl: i32) -> i32;
     #[link_name = "path_open"]

@@ -32,9 +32,9 @@
 
 extern crate alloc;
 
-pub mod fds;
 #[cfg(target_arch = "wasm32")]
 mod fd_calls;
+pub mod fds;
 #[cfg(target_arch = "wasm32")]
 mod host;
 #[cfg(target_arch = "wasm32")]

@@ -34,7 +34,8 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_open(
             // SAFETY: the program lends path for the call.
             let p = unsafe { bytes(path, len)? };
             mem::check(out, 4)?;
-            let n = fs().path_open(d, dirflags as u32, p, oflags as u16, base as u64, inheriting as u64, fdflags as u16)?;
+            let n =
+                fs().path_open(d, dirflags as u32, p, oflags as u16, base as u64, inheriting as u64, fdflags as u16)?;
             // SAFETY: checked out-pointer.
             unsafe { put_u32(out, guest_fd(n)) }
         })()),
@@ -88,7 +89,14 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_unlink_file(fd: 
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_rename(fd: i32, op: i32, ol: i32, nfd: i32, np: i32, nl: i32) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_rename(
+    fd: i32,
+    op: i32,
+    ol: i32,
+    nfd: i32,
+    np: i32,
+    nl: i32,
+) -> i32 {
     match (route(fd), route(nfd)) {
         // SAFETY: forwarded verbatim.
         (Route::Host, Route::Host) => unsafe { host::path_rename(fd, op, ol, nfd, np, nl) },
@@ -132,7 +140,13 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_link(
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_symlink(op: i32, ol: i32, fd: i32, np: i32, nl: i32) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_symlink(
+    op: i32,
+    ol: i32,
+    fd: i32,
+    np: i32,
+    nl: i32,
+) -> i32 {
     match route(fd) {
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::path_symlink(op, ol, fd, np, nl) },
@@ -175,7 +189,13 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_readlink(
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_filestat_get(fd: i32, flags: i32, path: i32, len: i32, out: i32) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_filestat_get(
+    fd: i32,
+    flags: i32,
+    path: i32,
+    len: i32,
+    out: i32,
+) -> i32 {
     match route(fd) {
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::path_filestat_get(fd, flags, path, len, out) },

@@ -56,7 +56,12 @@ fn spindle_event(userdata: &[u8], tag: u8, f: spindle_fs::Fd) -> [u8; EVENT] {
 /// # Safety
 /// WASI contract: `subs` holds `n` subscriptions, `events` room for `n` events.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_poll_oneoff(subs: i32, events: i32, n: i32, out: i32) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_poll_oneoff(
+    subs: i32,
+    events: i32,
+    n: i32,
+    out: i32,
+) -> i32 {
     let Some(len) = (n as u32 as usize).checked_mul(SUB) else {
         return crate::fd_calls::errno(Errno::Fault);
     };
@@ -94,7 +99,12 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_poll_oneoff(subs: i32
             let mut got = 0u32;
             // SAFETY: buffers of the sizes the call needs.
             let e = unsafe {
-                host::poll_oneoff(host_subs.as_ptr() as i32, host_ev.as_mut_ptr() as i32, m as i32, &mut got as *mut u32 as i32)
+                host::poll_oneoff(
+                    host_subs.as_ptr() as i32,
+                    host_ev.as_mut_ptr() as i32,
+                    m as i32,
+                    &mut got as *mut u32 as i32,
+                )
             };
             if e == 0 {
                 for h in host_ev.chunks_exact(EVENT).take(got as usize) {

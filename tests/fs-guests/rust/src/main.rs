@@ -114,7 +114,8 @@ fn runtime_mount() {
     assert!(fd as u32 >= FD_BASE);
     fs::write("/rdata/x", "mounted").unwrap();
     assert_eq!(fs::read_to_string("/rdata/x").unwrap(), "mounted");
-    assert_eq!(fs::rename("/rdata/x", "/tmp/x").unwrap_err().raw_os_error(), Some(75)); // EXDEV
+    assert_eq!(fs::rename("/rdata/x", "/tmp/x").unwrap_err().raw_os_error(), Some(75));
+    // EXDEV
 }
 
 fn main() {
