@@ -9,9 +9,10 @@
 //! (as GNU tar does). A checksum mismatch or a truncated archive is EINVAL; entries before it
 //! stay imported.
 //!
-//! Thread rules: export takes each directory's read lock only to snapshot its entries and each
-//! file's read lock while copying it out (a concurrent writer waits for that file only); the
-//! output callback runs with at most that one file lock held.
+//! Thread rules: export takes each directory's read lock only to snapshot its entries and a
+//! file's read lock only while copying one 4 KiB piece; the output callback runs with no lock
+//! held, so it may write into the same filesystem (a file is then exported as it was piece by
+//! piece, not as one snapshot).
 
 use crate::errno::{Errno, Result};
 use crate::fs::Fs;
@@ -228,15 +229,19 @@ impl Fs {
                     }
                     links.insert(node.ino, name.to_vec());
                 }
-                let data = f.read();
-                h.size = data.size();
+                h.size = f.read().size();
                 emit_header(&h, out)?;
+                // Copy in chunks without holding the file lock across `out`, which may write
+                // into this same filesystem (even into this file). A file that shrinks
+                // meanwhile is padded with zeros so the archive stays well-formed.
                 let mut buf = [0u8; 4096];
                 let mut off = 0;
                 while off < h.size {
-                    let n = data.read_at(off, &mut [&mut buf[..]]);
-                    out(&buf[..n])?;
-                    off += n as u64;
+                    let want = (h.size - off).min(buf.len() as u64) as usize;
+                    let n = f.read().read_at(off, &mut [&mut buf[..want]]);
+                    buf[n..want].fill(0);
+                    out(&buf[..want])?;
+                    off += want as u64;
                 }
                 let pad = (BLOCK - (h.size % BLOCK as u64) as usize) % BLOCK;
                 out(&[0u8; BLOCK][..pad])

@@ -153,3 +153,17 @@ fn interop_with_system_tar() {
     assert_eq!(std::fs::read_link(out.join("sym")).unwrap().to_str().unwrap(), "a.txt");
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+#[test]
+fn export_may_write_into_the_same_filesystem() {
+    let (fs, root) = fresh();
+    create(&fs, root, "a.txt", &[b'a'; 10000]);
+    let out = fs.path_open(root, 0, b"snap.tar", oflags::CREAT, RW, RW, 0).unwrap();
+    // The archive file itself is inside the exported tree: no deadlock.
+    fs.tar_export(root, b".", &mut |b| fs.fd_write(out, &[b]).map(drop)).unwrap();
+    fs.fd_close(out).unwrap();
+    let tar = read(&fs, root, "snap.tar").unwrap();
+    let d = fs.preopen(b"/restore").unwrap();
+    fs.tar_import(d, b".", &tar).unwrap();
+    assert_eq!(read(&fs, d, "a.txt").unwrap(), vec![b'a'; 10000]);
+}
