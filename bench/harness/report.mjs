@@ -90,7 +90,7 @@ export function machineLines(session) {
   const m = session.machine, l = session.load;
   return [
     `Machine: ${m.cpus} x ${m.cpuModel}, ${m.memGiB} GiB, ${m.platform}, Node ${m.node} (V8 ${m.v8})`,
-    `Load average (1 min): ${num(l.start)} at the start, ${num(l.end)} at the end, max ${num(l.max)} (sampled every ${l.everyS} s) on ${m.cpus} cores`,
+    `Load average (1 min): ${l.start.toFixed(2)} at the start, ${l.end.toFixed(2)} at the end, mean ${l.mean.toFixed(2)}, max ${l.max.toFixed(2)} (sampled every ${l.everyS} s) on ${m.cpus} cores`,
     `V8 tier: ${session.v8Tier}`,
   ];
 }
@@ -98,7 +98,7 @@ export function machineLines(session) {
 /** The terminal report: per experiment a title, its table, its goals. */
 export function printReport(session, registry, write = (s) => process.stdout.write(s)) {
   const out = [''];
-  out.push(`spindle bench: ${session.command}`, ...machineLines(session), ...session.warnings.map((w) => `WARNING: ${w}`), '');
+  out.push(`== spindle bench: \`${session.command}\`, ${session.durationS.toFixed(0)} s`, ...machineLines(session), ...session.warnings.map((w) => `WARNING: ${w}`), '');
   out.push('Cells: median over runs (ratio to the baseline measured in the same run; > 1 = slower). All rows: summary.md, results.csv.', '');
   for (const e of session.results) {
     const entry = registry.find((x) => x.id === e.id);
@@ -157,7 +157,7 @@ export function summaryMarkdown(session, registry, charts) {
 export function writeSession(outDir, session, registry) {
   mkdirSync(outDir, { recursive: true });
   const l = session.load;
-  const subtitle = `${session.machine.cpus} cores, load average ${num(l.mean)} (max ${num(l.max)}), ${session.started.slice(0, 10)}`;
+  const subtitle = `${session.machine.cpus} cores, load average ${l.mean.toFixed(1)} (max ${l.max.toFixed(1)}), ${session.started.slice(0, 10)}`;
   const charts = writeCharts(outDir, session.results, registry, subtitle);
   session.charts = charts.map((c) => c.file);
   writeFileSync(join(outDir, 'results.json'), JSON.stringify(session, (k, v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v), 2) + '\n');
