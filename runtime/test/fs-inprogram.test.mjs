@@ -2,7 +2,9 @@
 // tests/fs-guests built by `bash tests/fs-guests/build.sh` into build/tests/fs/:
 //   (i)  on spindle (CLI child processes): every guest, threads included;
 //   (ii) on node:wasi (single-threaded guests): no preopen from the host, so everything lives
-//        in spindle's /tmp; and with a host preopen, forwarded to the host.
+//        in spindle's /tmp; and with a host preopen, forwarded to the host;
+//   and on wasmtime 46 (every guest, threads included) when bench/harness/setup.sh installed it
+//        (build/bench/venv/bin/wasmtime; skipped otherwise).
 // `checkFsImports` runs on every guest: zero WASI filesystem imports may bypass spindle.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -178,6 +180,31 @@ describe('(ii) in-program FS on node:wasi (single-threaded programs)', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+const wasmtime = join(repoRoot, 'build', 'bench', 'venv', 'bin', 'wasmtime');
+describe('in-program FS on wasmtime 46 (portability; threads included)', { skip: existsSync(wasmtime) ? false : `${wasmtime} is not installed (bash bench/harness/setup.sh)` }, () => {
+  const onWasmtime = (name, { env = [], dirs = [], args = [], program = name } = {}) => spawnSync(wasmtime,
+    ['run', '-W', 'threads=y,shared-memory=y', '-S', 'threads=y', ...env.flatMap((e) => ['--env', e]),
+      ...dirs.flatMap((d) => ['--dir', d]), wasm(program), ...args],
+    { encoding: 'utf8', timeout: TIMEOUT });
+  /** wasmtime 46 warns on stderr that -S threads will change in 47; only that may be there. */
+  const expectOkBesidesWarning = (r, name) => {
+    assert.equal(r.error, undefined, `${name}: ${r.error}`);
+    assert.deepEqual({ status: r.status, stdout: r.stdout }, { status: 0, stdout: `${name} ok\n` }, r.stderr);
+    assert.equal(r.stderr.replace(/WARNING: the `-Sthreads` flag[^\n]*\n\s*/g, '').trim(), '');
+  };
+  for (const [name, cfg] of Object.entries(GUESTS)) {
+    test(name, () => {
+      const dir = name === 'hostdir' ? mkdtempSync(join(tmpdir(), 'spindle-hostdir-')) : undefined;
+      try {
+        expectOkBesidesWarning(onWasmtime(name, { ...cfg, dirs: dir ? [`${dir}::/host`] : [] }), name);
+      } finally {
+        if (dir) rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+  test('fs_rust with threads', () => expectOkBesidesWarning(onWasmtime('fs_rust', { args: ['threads'] }), 'fs_rust'));
 });
 
 test('every C guest in tests/fs-guests/c has a runner here', () => {
