@@ -15,7 +15,8 @@
  *
  * Context given to each experiment's run(ctx): repo, benchDir (bench/runtime, for its hosts),
  * spindleCli (a snapshot of runtime/dist), programs, commands (bench/runtime/lib/configs.mjs),
- * runs, quick, threads, cores, wasmtime ({ exe } or { unavailable }), log(message).
+ * runs, quick, threads, threadsExplicit (--threads given), cores, wasmtime ({ exe } or { unavailable }),
+ * log(message).
  */
 import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -94,6 +95,7 @@ async function prepare(selected, opts, log) {
   const needs = new Set(selected.flatMap((e) => e.needs ?? []));
   const ctx = {
     repo, benchDir: join(repo, 'bench', 'runtime'), runs: opts.runs, quick: opts.quick, threads: opts.threads,
+    threadsExplicit: opts.given.includes('--threads'),
     cores: availableParallelism(), log, wasmtime: { unavailable: 'not needed' }, programs: {},
   };
   if (needs.has('peers') || needs.has('wasmtime')) {

@@ -20,6 +20,7 @@ const { ChecksumMismatch, unavailableRows, status, failures, threadsOf } = await
 const { parseArgs } = await imp('harness/main.mjs');
 const { mathCheck, wasmtimeCommand } = await imp('math/experiment.mjs');
 const { toCsv, textTable, pivot } = await imp('harness/report.mjs');
+const { mallocCheck } = await imp('harness/experiments/malloc.mjs');
 
 const tmp = mkdtempSync(join(tmpdir(), 'spindle-bench-test-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -110,6 +111,14 @@ describe('bench harness: result parsing and verification', () => {
 
   test('output without a result line is an error, not a missing figure', () => {
     assert.throws(() => mathCheck('x', 'native')({ stdout: 'hello\n', wallMs: 1 }), /no line starting with 'math '/);
+  });
+
+  test('a malloc result line must name the workload, threads and pairs asked for', () => {
+    const out = 'RESULT workload=ring threads=2 ops=500000 ms=25.2 mem_kb=1152\n';
+    assert.deepEqual(mallocCheck('ring', 2, 500000)({ stdout: out }), { ms: 25.2, mem_kb: 1152 });
+    assert.throws(() => mallocCheck('ring', 4, 500000)({ stdout: out }), /result line does not match the request \(ring 4 500000\)/);
+    assert.throws(() => mallocCheck('article', 2, 500000)({ stdout: out }), /does not match/);
+    assert.throws(() => mallocCheck('ring', 2, 500000)({ stdout: 'oops\n' }), /no line starting with 'RESULT '/);
   });
 
   test('thread counts come from the variant; statuses tell failed from unavailable', () => {

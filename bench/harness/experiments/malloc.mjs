@@ -40,6 +40,17 @@ export const charts = [
 
 const METRICS = [{ key: 'ms', unit: 'ms' }, { key: 'mem_kb', unit: 'KiB' }];
 
+/** The check of one run: its RESULT line must name the workload, threads and pairs asked for. */
+export function mallocCheck(workload, threads, total) {
+  return (r) => {
+    const f = parseLine(r.stdout, 'RESULT ');
+    if (f.workload !== workload || Number(f.threads) !== threads || Number(f.ops) !== total) {
+      throw new Error(`result line does not match the request (${workload} ${threads} ${total}): ${JSON.stringify(f)}`);
+    }
+    return { ms: Number(f.ms), mem_kb: Number(f.mem_kb) };
+  };
+}
+
 /** Why the experiment cannot run, or undefined. */
 export function unavailable(ctx) {
   if (!existsSync(join(ctx.repo, 'bench', 'alloc', 'build.sh'))) return 'not available yet (issue 3): bench/alloc/build.sh does not exist';
@@ -92,22 +103,17 @@ export async function run(ctx) {
     { config: 'native-mimalloc', file: 'c_native', cmd: (args) => ['env', [`LD_PRELOAD=${mimallocSo}`, join(out, 'c_native'), ...args]],
       missing: mimallocSo ? undefined : 'libmimalloc.so not installed (apt-get install libmimalloc2.0)', note: 'C natively, mimalloc through LD_PRELOAD' },
   ];
-  const threads = ctx.threads.filter((t) => [1, 2, 4].includes(t));
+  // Issue 3 measures T = 1, 2, 4; an explicit --threads list replaces that.
+  const threads = ctx.threadsExplicit ? ctx.threads : [1, 2, 4];
   const workloads = ctx.quick
     ? [{ name: 'ring', total: 500_000 }]
     : [{ name: 'ring', total: 2_000_000 }, { name: 'article', total: 2_000_000 }];
   const rows = [];
   for (const w of workloads) {
-    for (const t of threads.length ? threads : [1, 2, 4]) {
+    for (const t of threads) {
       const args = [w.name, String(t), String(w.total)];
       const spec = { experiment: id, variant: `${w.name} T=${t}`, baseline: 'c-dlmalloc', metrics: METRICS };
-      const check = (r) => {
-        const f = parseLine(r.stdout, 'RESULT ');
-        if (f.workload !== w.name || Number(f.threads) !== t || Number(f.ops) !== w.total) {
-          throw new Error(`result line does not match the request (${args.join(' ')}): ${JSON.stringify(f)}`);
-        }
-        return { ms: Number(f.ms), mem_kb: Number(f.mem_kb) };
-      };
+      const check = mallocCheck(w.name, t, w.total);
       const runnable = [], missing = [];
       for (const c of configs) {
         const why = c.missing ?? (!existsSync(join(out, c.file)) ? `${c.file} was not built by bench/alloc/build.sh` : undefined)
