@@ -107,13 +107,18 @@ export class Program {
       this.startWorker(this.ctl.reserveSlot(), CMD_RUN_MAIN);
       this.prewarm(pool);
     }
-    await this.pumpUntilExit();
-    this.stopStdin?.();
-    this.drainOutput();
-    // Not awaited: a worker blocked in a host syscall (a read of a terminal) only stops when the
-    // syscall returns, and the program's exit must not wait for that.
-    for (const w of this.workers) void w.terminate();
-    return this.ctl.exitCode;
+    try {
+      await this.pumpUntilExit();
+      this.drainOutput();
+      return this.ctl.exitCode;
+    } finally {
+      // Also when a user callback threw: the program ends with run()'s rejection.
+      this.ctl.requestExit(1);
+      this.stopStdin?.();
+      // Not awaited: a worker blocked in a host syscall (a read of a terminal) only stops when
+      // the syscall returns, and the program's exit must not wait for that.
+      for (const w of this.workers) void w.terminate();
+    }
   }
 
   private prewarm(count: number): void {

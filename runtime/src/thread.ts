@@ -91,9 +91,6 @@ class Host implements WasiHost {
     this.ctl.requestExit(code & 0xff);
     throw new ExitSignal(code & 0xff);
   }
-  raise(signal: number): never {
-    return this.exit(128 + signal);
-  }
 }
 
 export interface WasmThread {

@@ -30,9 +30,4 @@ export interface WasiHost {
   stdinReady(): boolean;
   /** Ends the whole program with `code` (proc_exit). Never returns: throws to unwind the wasm stack. */
   exit(code: number): never;
-  /**
-   * proc_raise: delivers `signal` the way wasmtime does (terminate the program as if killed
-   * by the signal: exit code 128 + signal). Never returns.
-   */
-  raise(signal: number): never;
 }
