@@ -6,7 +6,7 @@
  *   proc_exit in the errno guard (see the rule there). The exit code is the u32 the guest passed;
  *   what a code >= 126 means (wasmtime traps on those) is the core's decision.
  * - proc_raise is ENOTSUP, as in wasmtime (an invalid signal number is EINVAL). wasi-libc never
- *   calls it: its raise()/abort() are emulated in the program. `host.raise` is therefore unused.
+ *   calls it: its raise()/abort() are emulated in the program. The host contract therefore has no raise.
  * - sched_yield returns success at once. JS has no way to yield an OS thread without sleeping:
  *   Atomics.wait with a 0 timeout does not yield, and any positive timeout sleeps ~50-80 us (timer
  *   slack), which would make a spinning lock holder's waiters far slower than a no-op.
