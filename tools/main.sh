@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The main job: set up (idempotent), build the runtime and the example programs, run a C
-# pthreads program with 4 threads and a Rust program with 16 threads on spindle, then the
-# runtime benchmarks (quick), and say where the results are.
+# pthreads program with 4 threads and a Rust program with 16 threads on spindle, then
+# `spindle bench --quick`, which ends by printing where the tables and charts are.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -17,8 +17,5 @@ node runtime/dist/cli.js run build/guests/c/threads4.wasm
 step "run: Rust std::thread, 16 threads (spindle run build/guests/rust/sixteen_threads.wasm)"
 node runtime/dist/cli.js run build/guests/rust/sixteen_threads.wasm
 
-if [ -f bench/runtime/run.mjs ]; then
-  step "bench: runtime (quick): thread spawn, time to first output, optimizing tier"
-  node bench/runtime/run.mjs --quick --out build/bench/runtime
-  echo "results: build/bench/runtime/summary.md (and results.json, results.csv)"
-fi
+step "bench: spindle bench --quick (math, malloc, runtime experiments against their baselines)"
+node runtime/dist/cli.js bench --quick

@@ -15,6 +15,12 @@ bash tests/guests/build.sh
 step "build: spindle-alloc C archive and its wasm tests"
 bash tests/alloc/build.sh
 
+step "build: in-program filesystem (libspindle-fs.a, libspindle.a) and its guest tests"
+bash tests/fs-guests/build.sh
+
+step "set-up: wasmtime 46 (portability tests of the in-program FS) and the benchmark baselines"
+bash bench/harness/setup.sh
+
 step "test: Rust crates (native)"
 cargo test --workspace --release -q 2>&1
 
