@@ -16,6 +16,7 @@ const HELP = `spindle: run wasm32-wasip1-threads and wasm32-wasip1 programs on N
 Usage:
   spindle run [OPTIONS] [--] PROGRAM.wasm [ARGS...]
   spindle PROGRAM.wasm [ARGS...]
+  spindle check PROGRAM.wasm...    list WASI filesystem imports that bypass spindle's in-program FS (exit 1 if any)
   spindle serve [DIR] [--port N]   a local web server that runs programs in a browser
   spindle bench [--quick] [--threads 1,2,4] [--runs N] [--out DIR] [--only IDS]   benchmarks (needs the repository)
 
@@ -93,6 +94,10 @@ function fail(message: string, status: number): never {
 }
 
 async function main(): Promise<void> {
+  if (process.argv[2] === 'check') {
+    const { checkCommand } = await import('./check.js');
+    process.exit(await checkCommand(process.argv.slice(3), (s) => writeSync(1, s)));
+  }
   if (process.argv[2] === 'bench') return (await import('./bench.js')).benchCommand(process.argv.slice(3), fail);
   if (process.argv[2] === 'serve') {
     const { serveCommand } = await import('./serve.js');
