@@ -7,7 +7,8 @@
 //! Preopened directories, which every path call of every thread goes through, are *pinned*:
 //! their description is read through one atomic pointer load, with no lock and no reference
 //! count traffic. A pinned description is freed with the table; if its fd is closed earlier it
-//! is leaked (preopens are closed rarely, and a racing reader may still hold it).
+//! moves to a graveyard freed with the table (a racing reader may still hold it; preopens are
+//! closed rarely, so the graveyard stays small).
 //!
 //! Invariants: numbers below `first` are never handed out (the shim keeps 0..=2 for stdio);
 //! a slot's `used` flag is set while its number is reserved or open; `pinned` is non-null only
@@ -113,11 +114,19 @@ unsafe impl Send for Slot {}
 // SAFETY: as above; all access goes through the slot lock or atomics.
 unsafe impl Sync for Slot {}
 
+/// A pinned description whose fd was closed; freed when the table drops.
+struct Grave(*mut OpenFile);
+// SAFETY: the pointer owns an OpenFile (Send + Sync); only the table's Drop frees it.
+unsafe impl Send for Grave {}
+// SAFETY: as above; the graveyard only stores and frees these pointers.
+unsafe impl Sync for Grave {}
+
 /// What a removed slot held, to be dropped by the caller after the slot lock is released.
 #[allow(dead_code)] // held only to be dropped outside the slot lock
 pub(crate) enum Removed {
     Shared(Arc<OpenFile>),
-    Leaked,
+    /// A pinned description, now in the graveyard.
+    Buried,
 }
 
 /// The table.
@@ -127,6 +136,8 @@ pub(crate) struct FdTable {
     /// No free slot below this number (a hint; `used` is the truth).
     hint: AtomicUsize,
     count: AtomicUsize,
+    /// Pinned descriptions whose fd was closed (leaf lock).
+    graveyard: Mutex<Vec<Grave>>,
 }
 
 #[inline]
@@ -143,6 +154,7 @@ impl FdTable {
             first: first as usize,
             hint: AtomicUsize::new(first as usize),
             count: AtomicUsize::new(0),
+            graveyard: Mutex::new(Vec::new()),
         }
     }
 
@@ -228,13 +240,14 @@ impl FdTable {
         Ok(i as Fd)
     }
 
-    fn take(s: &Slot, e: &mut Entry) -> Result<Removed> {
+    fn take(&self, s: &Slot, e: &mut Entry) -> Result<Removed> {
         match core::mem::replace(e, Entry::Empty) {
             Entry::Empty => Err(Errno::Badf),
             Entry::Shared(f) => Ok(Removed::Shared(f)),
-            Entry::Pinned(_) => {
+            Entry::Pinned(p) => {
                 s.pinned.store(ptr::null_mut(), Release);
-                Ok(Removed::Leaked)
+                self.graveyard.lock().push(Grave(p));
+                Ok(Removed::Buried)
             }
         }
     }
@@ -242,7 +255,7 @@ impl FdTable {
     /// Removes `fd`; the caller drops the result after this returns.
     pub(crate) fn remove(&self, fd: Fd) -> Result<Removed> {
         let s = self.slot(fd as usize).ok_or(Errno::Badf)?;
-        let r = Self::take(s, &mut s.entry.write())?;
+        let r = self.take(s, &mut s.entry.write())?;
         s.used.store(false, Release);
         self.hint.fetch_min(fd as usize, Relaxed);
         self.count.fetch_sub(1, Relaxed);
@@ -270,7 +283,7 @@ impl FdTable {
         if matches!(*ga, Entry::Empty) || matches!(*gb, Entry::Empty) {
             return Err(Errno::Badf);
         }
-        let old = Self::take(b, &mut gb)?;
+        let old = self.take(b, &mut gb)?;
         let moved = core::mem::replace(&mut *ga, Entry::Empty);
         if let Entry::Pinned(p) = moved {
             a.pinned.store(ptr::null_mut(), Release);
@@ -292,6 +305,11 @@ impl FdTable {
 
 impl Drop for FdTable {
     fn drop(&mut self) {
+        for Grave(p) in self.graveyard.lock().drain(..) {
+            // SAFETY: graveyard entries come from Box::into_raw (insert_pinned) and were moved
+            // here exactly once; `&mut self` means no reader is left.
+            drop(unsafe { Box::from_raw(p) });
+        }
         for seg in 0..SEGS {
             let p = *self.segs[seg].get_mut();
             if p.is_null() {

@@ -36,8 +36,8 @@
 //! - Paths are bytes: non-UTF-8 names are accepted (the WASI shim may refuse them with
 //!   EILSEQ as wasmtime does); a NUL byte is EINVAL.
 //! - As on Linux, `fd_pwrite` on an O_APPEND fd appends.
-//! - A preopen's description is never freed before the `Fs` if its fd is closed (it may still
-//!   be in use by another thread's path call): a bounded leak per closed preopen.
+//! - A preopen's description (and so its directory) is freed with the `Fs`, not when its fd is
+//!   closed (another thread's path call may still be using it without a reference count).
 //! - tar export stores mtimes in whole seconds (import reads pax fractions).
 //! - Non-memory backends are declared ([`backend::Backend`]) but not yet dispatched to.
 //!
