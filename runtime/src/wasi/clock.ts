@@ -50,6 +50,14 @@ function msToNs(ms: number): bigint {
   return BigInt(whole) * 1_000_000n + BigInt(Math.round((ms - whole) * 1e6));
 }
 
+/**
+ * Wall-clock ns since the Unix epoch as a double: an integer, exact to 256 ns at today's
+ * magnitude (~2^60), finer than the source (performance.now() is microsecond-grained or coarser).
+ */
+function realtimeNs(): number {
+  return Math.round((performance.timeOrigin + performance.now()) * 1e6);
+}
+
 /** Wall-clock time in ns since the Unix epoch. */
 export function realtimeNow(): bigint {
   return msToNs(performance.timeOrigin + performance.now());
@@ -126,9 +134,12 @@ export function clockFunctions(mem: GuestMemory) {
       mem.setU64(resolutionPtr, res);
       return ERRNO_SUCCESS;
     },
+    // Hot (programs and the in-program FS read the clock per operation): no BigInt arithmetic on
+    // the REALTIME path, one BigInt from the source on the MONOTONIC path.
     clock_time_get: (id: number, _precision: bigint, timePtr: number): number => {
-      const now = clockNow(id);
-      mem.setU64(timePtr, now);
+      if (id === CLOCKID_REALTIME) mem.setU64FromNumber(timePtr, realtimeNs());
+      else if (id === CLOCKID_MONOTONIC && nodeProcess) mem.setU64Unsigned(timePtr, nodeProcess.hrtime.bigint());
+      else mem.setU64(timePtr, clockNow(id));
       return ERRNO_SUCCESS;
     },
   };

@@ -95,6 +95,19 @@ export class GuestMemory {
     this.data.setBigUint64(at, BigInt.asUintN(64, value), true);
   }
 
+  /** Writes a u64 known to be in [0, 2^64) (no wrap-around conversion). */
+  setU64Unsigned(ptr: number, value: bigint): void {
+    const at = this.range(ptr, 8);
+    this.data.setBigUint64(at, value, true);
+  }
+
+  /** Writes a non-negative integer-valued double < 2^64 as a u64 without going through BigInt. */
+  setU64FromNumber(ptr: number, value: number): void {
+    const at = this.range(ptr, 8);
+    this.data.setUint32(at, value % 4294967296, true);
+    this.data.setUint32(at + 4, Math.floor(value / 4294967296), true);
+  }
+
   /** A view of guest bytes [ptr, ptr + len). Aliases memory: use at once, never keep. */
   view(ptr: number, len: number): Uint8Array {
     const start = this.range(ptr, len);

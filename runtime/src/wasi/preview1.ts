@@ -80,9 +80,11 @@ function reportToConsole(fn: string, error: unknown): void {
 
 /** Wraps `f` so that it returns an errno instead of throwing (see the module note). */
 function guard(name: string, f: WasiFunction, onUnexpected: (fn: string, e: unknown) => void) {
-  return (...args: any[]): number => {
+  // Fixed parameters, not `...args`: no array per call on this hot path. WASI preview1 functions
+  // take at most 9 parameters (path_open); V8 passes missing ones as undefined and f ignores extras.
+  return (p0?: any, p1?: any, p2?: any, p3?: any, p4?: any, p5?: any, p6?: any, p7?: any, p8?: any): number => {
     try {
-      return f(...args);
+      return f(p0, p1, p2, p3, p4, p5, p6, p7, p8);
     } catch (e) {
       if (e instanceof WasiErrno) return e.errno;
       onUnexpected(name, e);
