@@ -73,7 +73,12 @@ function runOnce(c, w, t, total) {
     ? spawnSync(process.execPath, ['--no-liftoff', cli, 'run', join(out, c.wasm), ...args], { encoding: 'utf8', timeout: 600_000 })
     : spawnSync(join(out, c.bin), args, { encoding: 'utf8', timeout: 600_000, env: { ...process.env, ...(c.env ?? {}) } });
   const m = /RESULT .* ms=([\d.]+) mem_kb=(\d+)/.exec(r.stdout ?? '');
-  if (r.status !== 0 || !m) throw new Error(`${c.name} ${args.join(' ')} failed (${r.status}): ${r.stderr}`);
+  if (r.status !== 0 || !m) {
+    // Recorded, not thrown: a failed run is a result too (and must show in the report).
+    const error = `${c.name} ${args.join(' ')} failed (status ${r.status}): ${(r.stderr ?? '').trim().split('\n').pop()}`;
+    console.error(error);
+    return { error };
+  }
   return { ms: Number(m[1]), memKb: Number(m[2]) };
 }
 
@@ -92,9 +97,11 @@ for (const w of workloads) {
     for (let i = 0; i < RUNS; i++) {
       for (const c of available) samples.get(c.name).push(runOnce(c, w, t, total));
     }
-    const med = (name) => median(samples.get(name).map((s) => s.ms));
+    const ok = (name) => samples.get(name).filter((x) => !x.error);
+    const med = (name) => median(ok(name).map((s) => s.ms));
     for (const c of available) {
-      const s = samples.get(c.name);
+      const failures = samples.get(c.name).filter((x) => x.error).map((x) => x.error);
+      const s = ok(c.name);
       const ms = s.map((x) => x.ms);
       const row = {
         workload: `${w.id}-${w.name}`, threads: t, total, config: c.name,
@@ -102,12 +109,13 @@ for (const w of workloads) {
         speedup_vs_c_dlmalloc: +(med('c-dlmalloc') / median(ms)).toFixed(3),
         speedup_vs_rust_default: c.lang === 'rust' ? +(med('rust-default') / median(ms)).toFixed(3) : null,
         peak_mem_kb: Math.max(...s.map((x) => x.memKb)),
+        failures,
       };
       rows.push(row);
       console.log([row.workload, `T=${t}`, c.name.padEnd(16), `min ${row.min_ms.toFixed(1)} ms`,
         `median ${row.median_ms.toFixed(1)} ms`, `x${row.speedup_vs_c_dlmalloc} vs c-dlmalloc`,
         row.speedup_vs_rust_default == null ? '' : `x${row.speedup_vs_rust_default} vs rust-default`,
-        `mem ${row.peak_mem_kb} KiB`].join('  '));
+        `mem ${row.peak_mem_kb} KiB`, failures.length ? `FAILED ${failures.length}/${RUNS}` : ''].join('  '));
     }
   }
 }
@@ -129,7 +137,7 @@ const meta = {
   command: `node bench/alloc/run.mjs ${argv.join(' ')}`.trim(),
 };
 writeFileSync(join(resultsDir, 'results.json'), JSON.stringify({ meta, codeSize, rows }, null, 1) + '\n');
-const header = 'workload,threads,total,config,min_ms,median_ms,speedup_vs_c_dlmalloc,speedup_vs_rust_default,peak_mem_kb';
+const header = 'workload,threads,total,config,min_ms,median_ms,speedup_vs_c_dlmalloc,speedup_vs_rust_default,peak_mem_kb,failed_runs';
 writeFileSync(join(resultsDir, 'results.csv'), [header, ...rows.map((r) => [r.workload, r.threads, r.total, r.config,
-  r.min_ms, r.median_ms, r.speedup_vs_c_dlmalloc, r.speedup_vs_rust_default ?? '', r.peak_mem_kb].join(','))].join('\n') + '\n');
+  r.min_ms, r.median_ms, r.speedup_vs_c_dlmalloc, r.speedup_vs_rust_default ?? '', r.peak_mem_kb, r.failures.length].join(','))].join('\n') + '\n');
 console.log(`wrote ${join(resultsDir, 'results.json')} and results.csv (load average ${load0.toFixed(1)} -> ${loadavg()[0].toFixed(1)} on ${cpus().length} cpus)`);

@@ -142,8 +142,8 @@ pub(crate) unsafe fn free_block(s: *mut Span, p: *mut u8) {
 
 #[cold]
 #[inline(never)]
-pub(crate) fn double_free(_p: *mut u8) -> ! {
-    platform::fatal("double free detected (free of a block that is already free)")
+pub(crate) fn double_free(p: *mut u8) -> ! {
+    platform::fatal_at("double free detected (free of a block that is already free)", Some(p as usize))
 }
 
 #[cold]

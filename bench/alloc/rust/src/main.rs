@@ -126,44 +126,41 @@ struct Slots(Vec<(*mut u8, usize)>);
 // SAFETY: the blocks move with the array from one thread to the next.
 unsafe impl Send for Slots {}
 
-fn larson_chain(mut slots: Slots, mut left: usize, mut seed: u32) {
-    loop {
-        let n = left.min(100_000);
-        for _ in 0..n {
-            let k = rnd(&mut seed) as usize % SLOTS;
-            let sz = 16 + rnd(&mut seed) as usize % 1009;
-            // SAFETY: slot blocks are live and sized.
-            unsafe {
-                let (p, m) = slots.0[k];
-                free(p, m);
-                slots.0[k] = (malloc(sz), sz);
-            }
+fn larson_chain(mut slots: Slots, left: usize, mut seed: u32, done: Arc<AtomicUsize>) {
+    let n = left.min(100_000);
+    for _ in 0..n {
+        let k = rnd(&mut seed) as usize % SLOTS;
+        let sz = 16 + rnd(&mut seed) as usize % 1009;
+        // SAFETY: slot blocks are live and sized.
+        unsafe {
+            let (p, m) = slots.0[k];
+            free(p, m);
+            slots.0[k] = (malloc(sz), sz);
         }
-        left -= n;
-        if left == 0 {
-            break;
-        }
-        // Hand the blocks to a fresh thread (its frees are cross-thread) and exit.
-        let h = thread::spawn(move || larson_chain(slots, left, seed));
-        h.join().unwrap();
+    }
+    if left > n {
+        // Hand the blocks to a fresh thread (its frees are cross-thread) and exit without
+        // waiting for it (detached, like the C version).
+        thread::spawn(move || larson_chain(slots, left - n, seed, done));
         return;
     }
     for (p, m) in slots.0 {
         // SAFETY: live blocks.
         unsafe { free(p, m) };
     }
+    done.fetch_add(1, Ordering::Release);
 }
 
 fn larson(t: usize, total: usize) {
-    let hs: Vec<_> = (0..t)
-        .map(|i| {
-            // SAFETY: 64-byte blocks, freed by the chain.
-            let slots = Slots((0..SLOTS).map(|_| (unsafe { malloc(64) }, 64)).collect());
-            thread::spawn(move || larson_chain(slots, total / t, 12345 + i as u32 * 777))
-        })
-        .collect();
-    for h in hs {
-        h.join().unwrap();
+    let done = Arc::new(AtomicUsize::new(0));
+    for i in 0..t {
+        // SAFETY: 64-byte blocks, freed by the chain.
+        let slots = Slots((0..SLOTS).map(|_| (unsafe { malloc(64) }, 64)).collect());
+        let done = done.clone();
+        thread::spawn(move || larson_chain(slots, total / t, 12345 + i as u32 * 777, done));
+    }
+    while done.load(Ordering::Acquire) < t {
+        thread::sleep(std::time::Duration::from_micros(200));
     }
 }
 

@@ -41,11 +41,31 @@ pub(crate) static LIMIT: core::sync::atomic::AtomicUsize =
 #[cold]
 #[inline(never)]
 pub(crate) fn fatal(msg: &str) -> ! {
+    fatal_at(msg, None)
+}
+
+/// Like `fatal`, naming the address involved (`msg (0x...)`), without any formatting machinery.
+#[cold]
+#[inline(never)]
+pub(crate) fn fatal_at(msg: &str, addr: Option<usize>) -> ! {
     let prefix = b"spindle-alloc: ";
+    let mut hex = [0u8; 2 + 2 * core::mem::size_of::<usize>() + 3];
+    let mut n = 0;
+    if let Some(a) = addr {
+        hex[..4].copy_from_slice(b" (0x");
+        n = 4;
+        for i in (0..2 * core::mem::size_of::<usize>()).rev() {
+            hex[n] = b"0123456789abcdef"[(a >> (4 * i)) & 15];
+            n += 1;
+        }
+        hex[n] = b')';
+        n += 1;
+    }
     // SAFETY: writing valid byte slices to fd 2; abort never returns.
     unsafe {
         write_stderr(prefix);
         write_stderr(msg.as_bytes());
+        write_stderr(&hex[..n]);
         write_stderr(b"\n");
         abort()
     }
