@@ -81,9 +81,11 @@ pub enum Errno {
     Range = 68,
     Rofs = 69,
     Spipe = 70,
-    Stale = 71,
-    Txtbsy = 72,
-    Xdev = 73,
+    Srch = 71,
+    Stale = 72,
+    Timedout = 73,
+    Txtbsy = 74,
+    Xdev = 75,
     Notcapable = 76,
 }
 
@@ -101,6 +103,7 @@ impl Errno {
         match e {
             1 => Perm,
             2 => Noent,
+            3 => Srch,
             5 => Io,
             7 => TooBig,
             9 => Badf,
@@ -128,6 +131,8 @@ impl Errno {
             39 => Notempty,
             40 => Loop,
             75 => Overflow,
+            110 => Timedout,
+            116 => Stale,
             84 => Ilseq,
             95 => Notsup,
             122 => Dquot,
@@ -148,7 +153,13 @@ mod tests {
         assert_eq!(Errno::Badf.raw(), 8);
         assert_eq!(Errno::Noent.raw(), 44);
         assert_eq!(Errno::Notcapable.raw(), 76);
-        assert_eq!(Errno::Xdev.raw(), 73);
+        // witx: ..., spipe 70, srch 71, stale 72, timedout 73, txtbsy 74, xdev 75, notcapable 76.
+        assert_eq!(Errno::Spipe.raw(), 70);
+        assert_eq!(Errno::Srch.raw(), 71);
+        assert_eq!(Errno::Stale.raw(), 72);
+        assert_eq!(Errno::Timedout.raw(), 73);
+        assert_eq!(Errno::Txtbsy.raw(), 74);
+        assert_eq!(Errno::Xdev.raw(), 75);
         assert_eq!(Errno::from_linux(40), Errno::Loop);
     }
 }

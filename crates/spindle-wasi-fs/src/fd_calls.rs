@@ -20,17 +20,10 @@ pub(crate) fn ret(r: Result<(), Errno>) -> i32 {
     }
 }
 
-/// The WASI value of `e`, by name. spindle-fs's enum (as of this writing) numbers `Stale`,
-/// `Txtbsy` and `Xdev` 71/72/73 where witx has 72/74/75 (it lacks `srch` = 71 and `timedout` =
-/// 73), so those three are mapped here by variant; every other value is the discriminant.
+/// The WASI value of `e` (spindle-fs's discriminants are witx's values).
 #[inline]
 pub(crate) fn errno(e: Errno) -> i32 {
-    match e {
-        Errno::Stale => 72,
-        Errno::Txtbsy => 74,
-        Errno::Xdev => 75,
-        e => e.raw() as i32,
-    }
+    e.raw() as i32
 }
 
 /// `fd_read`.
