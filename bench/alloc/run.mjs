@@ -2,7 +2,7 @@
 // The allocator benchmark: one command, every configuration, ratios against baselines measured in
 // the same run.
 //
-//   node bench/alloc/run.mjs [--runs N] [--scale F] [--only WORKLOAD] [--no-build]
+//   node bench/alloc/run.mjs [--runs N] [--scale F] [--only WORKLOAD] [--out NAME] [--no-build]
 //
 // Builds the configurations (bench/alloc/build.sh), then runs each workload x thread count
 // x configuration N times (default 5), interleaved round-robin so load changes hit every
@@ -32,6 +32,7 @@ const opt = (name, dflt) => {
 const RUNS = Number(opt('--runs', 5));
 const SCALE = Number(opt('--scale', 1));
 const ONLY = opt('--only', null);
+const OUT = opt('--out', 'results'); // base name of the result files
 
 // Workloads: (a) ring, (b) xfree, (c) larson, (d) article; (e) peak memory is read off (a).
 // TOTAL is the number of malloc/free pairs of the whole run (shared by the threads).
@@ -136,8 +137,8 @@ const meta = {
   cpu: cpus()[0]?.model, loadavg_start: load0, loadavg_end: loadavg()[0], runs: RUNS, scale: SCALE,
   command: `node bench/alloc/run.mjs ${argv.join(' ')}`.trim(),
 };
-writeFileSync(join(resultsDir, 'results.json'), JSON.stringify({ meta, codeSize, rows }, null, 1) + '\n');
+writeFileSync(join(resultsDir, `${OUT}.json`), JSON.stringify({ meta, codeSize, rows }, null, 1) + '\n');
 const header = 'workload,threads,total,config,min_ms,median_ms,speedup_vs_c_dlmalloc,speedup_vs_rust_default,peak_mem_kb,failed_runs';
-writeFileSync(join(resultsDir, 'results.csv'), [header, ...rows.map((r) => [r.workload, r.threads, r.total, r.config,
+writeFileSync(join(resultsDir, `${OUT}.csv`), [header, ...rows.map((r) => [r.workload, r.threads, r.total, r.config,
   r.min_ms, r.median_ms, r.speedup_vs_c_dlmalloc, r.speedup_vs_rust_default ?? '', r.peak_mem_kb, r.failures.length].join(','))].join('\n') + '\n');
-console.log(`wrote ${join(resultsDir, 'results.json')} and results.csv (load average ${load0.toFixed(1)} -> ${loadavg()[0].toFixed(1)} on ${cpus().length} cpus)`);
+console.log(`wrote ${join(resultsDir, OUT)}.json and .csv (load average ${load0.toFixed(1)} -> ${loadavg()[0].toFixed(1)} on ${cpus().length} cpus)`);
