@@ -1,0 +1,19 @@
+// Bundles the two Node entry points that start-up time depends on, after `tsc` (dist/ must exist):
+//   dist/cli.js          the `spindle` command, rewritten as one file (was: ~30 ES modules)
+//   dist/node-worker.js  the pool worker for Node, one file (dist/worker.js stays for browsers)
+// Loading one file instead of ~30 modules saves ~30 ms per process and per worker. The bundles
+// find the Node worker through __SPINDLE_NODE_WORKER__ (see src/platform/node.ts).
+import { build } from 'esbuild';
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  logLevel: 'warning',
+  define: { __SPINDLE_NODE_WORKER__: '"./node-worker.js"' },
+  // cli.ts's shebang line is kept by esbuild.
+};
+
+await build({ ...common, entryPoints: ['dist/cli.js'], outfile: 'dist/cli.js', allowOverwrite: true });
+await build({ ...common, entryPoints: ['dist/worker.js'], outfile: 'dist/node-worker.js' });
