@@ -31,7 +31,16 @@ fn set_errno(_e: i32) {
     };
 }
 
+/// Bytes cleared at the end of a block whose size is a multiple of 64 KiB (see `malloc`).
+const TSD_TAIL: usize = 1024;
+
 /// `malloc`: 16-byte aligned, `malloc(0)` is a unique minimal block.
+///
+/// One compatibility measure: wasi-libc's `pthread_create` takes a new thread's stack, TLS and
+/// pthread-key slots (the last 512 bytes) from `malloc(size)` with `size` a multiple of 64 KiB
+/// (its PAGE_SIZE), and never clears the key slots, which POSIX requires to read NULL in a new
+/// thread. Reused memory would hand the thread stale values (and run key destructors on them), so
+/// the last `TSD_TAIL` bytes of such blocks are zeroed: 1 KiB per >= 64 KiB allocation.
 ///
 /// # Safety
 /// C semantics.
@@ -41,6 +50,9 @@ pub unsafe extern "C" fn malloc(size: usize) -> *mut c_void {
     let p = unsafe { sa::alloc(size, sa::MIN_ALIGNMENT) };
     if p.is_null() {
         set_errno(ENOMEM);
+    } else if size & 0xFFFF == 0 && size != 0 {
+        // SAFETY: the block has `size >= 64 KiB` bytes.
+        unsafe { core::ptr::write_bytes(p.add(size - TSD_TAIL), 0, TSD_TAIL) };
     }
     p as *mut c_void
 }
@@ -256,6 +268,13 @@ mod tests {
             assert_eq!(a as usize % 4096, 0);
             free(a);
             assert!(memalign(24, 8).is_null());
+            // Blocks of a multiple of 64 KiB end with zeroed key slots, even when reused.
+            let m = malloc(1 << 17) as *mut u8;
+            m.write_bytes(0xEE, 1 << 17);
+            free(m as *mut c_void);
+            let m = malloc(1 << 17) as *mut u8;
+            assert!((((1 << 17) - TSD_TAIL)..(1 << 17)).all(|i| *m.add(i) == 0));
+            free(m as *mut c_void);
             let mut s = SpindleAllocStats::default();
             spindle_alloc_stats(&mut s);
             assert!(s.committed > 0);

@@ -92,8 +92,15 @@ static void *consumer(void *arg) {
 }
 
 static blk handed[64];
+static pthread_key_t key;
+static _Atomic int key_dtor_calls;
+static void key_dtor(void *v) { (void)v; key_dtor_calls++; }
 static void *short_thread(void *arg) {
     uintptr_t t = (uintptr_t)arg;
+    // POSIX: a new thread's key values are NULL. wasi-libc takes them from malloc'ed memory, which
+    // the allocator may have handed out (and the program dirtied) before.
+    CHECK(pthread_getspecific(key) == NULL, "thread %u starts with a stale pthread key value", (unsigned)t);
+    if (t % 2) pthread_setspecific(key, (void *)(uintptr_t)(t + 1));
     uint64_t s = t * 2654435761u + 1;
     blk mine[12];
     for (int i = 0; i < 12; i++) {
@@ -127,6 +134,7 @@ int main(int argc, char **argv) {
     CHECK(spindle_alloc_validate() == 0, "invariants after stress");
 
     // Thread exit and reuse: batches of 2 short threads; main frees what they left behind.
+    CHECK(pthread_key_create(&key, key_dtor) == 0, "pthread_key_create");
     struct spindle_alloc_stats st;
     spindle_alloc_stats(&st);
     size_t base = st.committed, high = st.committed;
@@ -144,6 +152,7 @@ int main(int argc, char **argv) {
         if (st.committed > high) high = st.committed;
     }
     CHECK(spindle_alloc_validate() == 0, "invariants after thread churn");
+    CHECK(key_dtor_calls == nshort / 2, "key destructor ran %d times for %d threads that set the key", (int)key_dtor_calls, nshort / 2);
     // Heaps of exited threads are adopted by new ones: no growth per thread.
     CHECK(high - base < (16u << 20), "committed memory grew by %zu over %d threads", high - base, nshort);
     printf("threads ok (%d short threads, committed grew by %zu KiB)\n", nshort, (high - base) >> 10);
