@@ -25,9 +25,12 @@ export function isWasm(bytes: Uint8Array): boolean {
   return bytes.length >= 8 && WASM_MAGIC.every((b, i) => bytes[i] === b);
 }
 
-class Reader {
+/** A cursor over a module's bytes: LEB128 u32s and length-prefixed UTF-8 names. Throws
+ * RangeError when a read runs past the end. */
+export class Reader {
   pos = 0;
   constructor(private readonly b: Uint8Array) {}
+  get length(): number { return this.b.length; }
   get done(): boolean { return this.pos >= this.b.length; }
   byte(): number {
     if (this.pos >= this.b.length) throw new RangeError('truncated module');
@@ -44,6 +47,7 @@ class Reader {
   }
   name(): string {
     const len = this.u32();
+    if (this.pos + len > this.b.length) throw new RangeError('truncated module');
     const s = new TextDecoder().decode(this.b.subarray(this.pos, this.pos + len));
     this.pos += len;
     return s;

@@ -5,6 +5,7 @@
  * and the custom section `name` (subsection 1, function names) are parsed; the rest is skipped.
  * Works on bytes alone (no compilation), so it also serves the `spindle check` command.
  */
+import { isWasm, Reader } from './wasm-imports.js';
 
 export interface NamedImport {
   module: string;
@@ -21,36 +22,10 @@ export interface FunctionImports {
   hasNames: boolean;
 }
 
-class Reader {
-  pos = 0;
-  constructor(private readonly b: Uint8Array) {}
-  get length(): number { return this.b.length; }
-  byte(): number {
-    if (this.pos >= this.b.length) throw new RangeError('truncated module');
-    return this.b[this.pos++]!;
-  }
-  u32(): number {
-    let result = 0, shift = 0, byte: number;
-    do {
-      byte = this.byte();
-      result += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    } while (byte & 0x80);
-    return result;
-  }
-  name(): string {
-    const len = this.u32();
-    if (this.pos + len > this.b.length) throw new RangeError('truncated module');
-    const s = new TextDecoder().decode(this.b.subarray(this.pos, this.pos + len));
-    this.pos += len;
-    return s;
-  }
-}
-
 /** Lists the function imports of `bytes` with their name-section names. Throws RangeError on a
  * malformed or non-wasm binary. */
 export function readFunctionImports(bytes: Uint8Array): FunctionImports {
-  if (bytes.length < 8 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
+  if (!isWasm(bytes)) {
     throw new RangeError('not a WebAssembly module (bad magic number)');
   }
   const r = new Reader(bytes);
