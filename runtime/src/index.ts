@@ -19,8 +19,11 @@ import { SpindleError } from './errors.js';
 
 /** Compiles and checks a program (throws SpindleError with a one-line message on bad input). */
 export async function load(source: ModuleSource, options: Pick<RunOptions, 'optimize' | 'memory'> = {}): Promise<LoadedProgram> {
-  if (options.optimize ?? true) nodePlatform.preferOptimizingCompiler();
-  return loadProgram(source, isWasiImport, options.memory);
+  const optimize = options.optimize ?? true;
+  // Threaded programs are the long-running, parallel ones: compile them eagerly too.
+  return loadProgram(source, isWasiImport, options.memory, (threaded) => {
+    if (optimize) nodePlatform.preferOptimizingCompiler(threaded);
+  });
 }
 
 /** A handle on one run of a loaded program: `start()` resolves with the exit code, `kill()` ends it. */

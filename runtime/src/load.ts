@@ -22,7 +22,16 @@ export interface LoadedProgram {
 /** The WASI preview1 function names (every one a host must provide). */
 export type KnownImports = (module: string, name: string) => boolean;
 
-export async function loadProgram(source: ModuleSource, known: KnownImports, memory?: WebAssembly.Memory): Promise<LoadedProgram> {
+/**
+ * `beforeCompile(usesThreads)` runs once the import section is read and before the bytes are
+ * compiled (compiler settings depend on whether the program spawns threads).
+ */
+export async function loadProgram(
+  source: ModuleSource,
+  known: KnownImports,
+  memory?: WebAssembly.Memory,
+  beforeCompile?: (usesThreads: boolean) => void,
+): Promise<LoadedProgram> {
   const { bytes, module: given, name } = await readSource(source);
   let summary;
   if (bytes) {
@@ -33,6 +42,8 @@ export async function loadProgram(source: ModuleSource, known: KnownImports, mem
       throw new SpindleError('BAD_MODULE', `${name} is not a valid WebAssembly module (its import section is malformed); rebuild it`);
     }
   }
+  const declared = summary?.all ?? WebAssembly.Module.imports(given!);
+  beforeCompile?.(declared.some((i) => i.module === 'wasi' && i.name === 'thread-spawn'));
   const module = given ?? await compile(bytes!, name);
   const imports = WebAssembly.Module.imports(module);
   const exports = new Set(WebAssembly.Module.exports(module).map((e) => e.name));
