@@ -42,10 +42,11 @@ export async function loadProgram(
       throw new SpindleError('BAD_MODULE', `${name} is not a valid WebAssembly module (its import section is malformed); rebuild it`);
     }
   }
-  const declared = summary?.all ?? WebAssembly.Module.imports(given!);
-  beforeCompile?.(declared.some((i) => i.module === 'wasi' && i.name === 'thread-spawn'));
+  // The import section read from the bytes lists the same imports the compiled module would.
+  const imports = summary?.all ?? WebAssembly.Module.imports(given!);
+  const usesThreads = imports.some((i) => i.module === 'wasi' && i.name === 'thread-spawn');
+  beforeCompile?.(usesThreads);
   const module = given ?? await compile(bytes!, name);
-  const imports = WebAssembly.Module.imports(module);
   const exports = new Set(WebAssembly.Module.exports(module).map((e) => e.name));
   const memoryImport = summary?.memory ?? (imports.some((i) => i.kind === 'memory') ? limitsFromOption(name, imports, memory) : undefined);
   for (const i of imports) {
@@ -55,7 +56,6 @@ export async function loadProgram(
         + 'link it into the program (or build for wasm32-wasip1/wasm32-wasip1-threads without that dependency)');
     }
   }
-  const usesThreads = imports.some((i) => i.module === 'wasi' && i.name === 'thread-spawn');
   if (usesThreads && memoryImport && !memoryImport.shared) {
     throw new SpindleError('MEMORY_NOT_SHARED', `${name} spawns threads but its memory import "${memoryImport.module}"."${memoryImport.name}" is not shared; `
       + 'link with -Wl,--shared-memory,--import-memory (wasm32-wasip1-threads does this by default)');
@@ -111,7 +111,7 @@ function baseName(path: string): string {
 }
 
 /** A compiled module's memory limits are not observable; the caller must give its memory. */
-function limitsFromOption(name: string, imports: WebAssembly.ModuleImportDescriptor[], memory: WebAssembly.Memory | undefined): MemoryImport {
+function limitsFromOption(name: string, imports: readonly { module: string; name: string; kind: string }[], memory: WebAssembly.Memory | undefined): MemoryImport {
   const imp = imports.find((i) => i.kind === 'memory')!;
   if (!memory) {
     throw new SpindleError('BAD_OPTION', `${name} was given as a compiled WebAssembly.Module that imports memory; `
