@@ -18,6 +18,7 @@
  * hands the ring to `drainInline`.
  */
 import type { Control } from './control.js';
+import { ringRead, ringWrite } from './ring.js';
 
 const CAPACITY = 1 << 18; // 256 KiB per stream; a power of two
 const HEADER_BYTES = 16;
@@ -53,7 +54,7 @@ export class OutputRings {
       const head = h[HEAD]!;
       const tail = Atomics.load(h, TAIL);
       const n = Math.min(CAPACITY - ((head - tail) | 0), bytes.length - off);
-      copyIn(data, head, bytes.subarray(off, off + n));
+      ringWrite(data, head, bytes.subarray(off, off + n));
       Atomics.store(h, HEAD, (head + n) | 0);
       Atomics.store(h, LOCK, 0);
       off += n;
@@ -72,21 +73,9 @@ export class OutputRings {
     const tail = h[TAIL]!;
     const n = (head - tail) | 0;
     if (n === 0) return null;
-    const out = new Uint8Array(n);
-    const data = this.data(stream);
-    const start = tail & (CAPACITY - 1);
-    const first = Math.min(n, CAPACITY - start);
-    out.set(data.subarray(start, start + first), 0);
-    if (first < n) out.set(data.subarray(0, n - first), first);
+    const out = ringRead(this.data(stream), tail, n);
     Atomics.store(h, TAIL, head);
     Atomics.notify(h, TAIL);
     return out;
   }
-}
-
-function copyIn(data: Uint8Array, head: number, src: Uint8Array): void {
-  const start = head & (CAPACITY - 1);
-  const first = Math.min(src.length, CAPACITY - start);
-  data.set(src.subarray(0, first), start);
-  if (first < src.length) data.set(src.subarray(first), 0);
 }

@@ -12,6 +12,8 @@
  * two threads never get the same byte. WANT is set by a reader that found the pipe empty; the
  * producer clears nothing and simply keeps it full when it can. CLOSED = 1 after end of input.
  */
+import { ringRead, ringWrite } from './ring.js';
+
 const HEAD = 0, TAIL = 1, CLOSED = 2, WANT = 3;
 const HEADER_BYTES = 16;
 const PIPE_CAPACITY = 1 << 16;
@@ -66,7 +68,7 @@ export class StdinPipe {
       if (n > 0) {
         // Copy before claiming: bytes in [TAIL, HEAD) are stable until TAIL moves past them,
         // and the producer may reuse them the moment it does.
-        const out = this.copyOut(tail, n);
+        const out = ringRead(this.data, tail, n);
         if (Atomics.compareExchange(this.header, TAIL, tail, (tail + n) | 0) !== tail) continue;
         Atomics.notify(this.header, TAIL); // the producer may be waiting for room
         return out;
@@ -84,10 +86,7 @@ export class StdinPipe {
     const head = this.header[HEAD]!;
     const tail = Atomics.load(this.header, TAIL);
     const n = Math.min(bytes.length, this.capacity - ((head - tail) | 0));
-    const start = (head >>> 0) % this.capacity;
-    const first = Math.min(n, this.capacity - start);
-    this.data.set(bytes.subarray(0, first), start);
-    this.data.set(bytes.subarray(first, n), 0);
+    ringWrite(this.data, head, bytes.subarray(0, n));
     Atomics.store(this.header, HEAD, (head + n) | 0);
     Atomics.notify(this.header, HEAD);
     return n;
@@ -97,14 +96,5 @@ export class StdinPipe {
   close(): void {
     Atomics.store(this.header, CLOSED, 1);
     Atomics.notify(this.header, HEAD);
-  }
-
-  private copyOut(tail: number, n: number): Uint8Array {
-    const out = new Uint8Array(n);
-    const start = (tail >>> 0) % this.capacity;
-    const first = Math.min(n, this.capacity - start);
-    out.set(this.data.subarray(start, start + first), 0);
-    out.set(this.data.subarray(0, n - first), first);
-    return out;
   }
 }
