@@ -8,7 +8,9 @@
 use crate::errno::{Errno, Result};
 use crate::fd_table::{FileRef, OpenFile};
 use crate::fs::{Fs, LINK_MODE};
+use crate::dir::DirData;
 use crate::inode::{Inode, Kind};
+use crate::sync::WriteGuard;
 use crate::path::{resolve_existing, Final, Walker};
 use crate::types::*;
 use alloc::sync::Arc;
@@ -122,14 +124,8 @@ impl Fs {
             return Err(Errno::Exist);
         }
         self.mounts.check_access(p.dir.dev, true)?;
-        let pd = p.dir.as_dir().ok_or(Errno::Notdir)?;
-        let mut d = pd.data.write();
-        if d.removed {
-            return Err(Errno::Noent);
-        }
-        if d.get(p.name).is_some() {
-            return Err(Errno::Exist);
-        }
+        // A trailing slash is fine for mkdir ("a/" names a directory to be).
+        let mut d = lock_for_new_entry(&p.dir, p.name, false)?;
         let n = self.new_dir(&p.dir, p.dir.dev);
         d.insert(p.name, n);
         p.dir.nlink.fetch_add(1, Relaxed);
@@ -207,17 +203,7 @@ impl Fs {
         if p.name == b"." || p.name == b".." {
             return Err(Errno::Exist);
         }
-        let pd = p.dir.as_dir().ok_or(Errno::Notdir)?;
-        let mut d = pd.data.write();
-        if d.removed {
-            return Err(Errno::Noent);
-        }
-        if d.get(p.name).is_some() {
-            return Err(Errno::Exist);
-        }
-        if p.slash {
-            return Err(Errno::Noent);
-        }
+        let mut d = lock_for_new_entry(&p.dir, p.name, p.slash)?;
         if src.is_dir() {
             return Err(Errno::Perm);
         }
@@ -256,17 +242,7 @@ impl Fs {
         if target.contains(&0) {
             return Err(Errno::Inval);
         }
-        let pd = p.dir.as_dir().ok_or(Errno::Notdir)?;
-        let mut d = pd.data.write();
-        if d.removed {
-            return Err(Errno::Noent);
-        }
-        if d.get(p.name).is_some() {
-            return Err(Errno::Exist);
-        }
-        if p.slash {
-            return Err(Errno::Noent);
-        }
+        let mut d = lock_for_new_entry(&p.dir, p.name, p.slash)?;
         self.mounts.check_access(p.dir.dev, true)?;
         let n = self.new_inode(p.dir.dev, Kind::Symlink(target.into()), LINK_MODE);
         d.insert(p.name, n);
@@ -309,4 +285,21 @@ impl Fs {
         let n = resolve_existing(&self.dir_file(fd, rights::PATH_FILESTAT_SET_TIMES)?.inode, path, follow)?;
         self.set_times(&n, atim, mtim, flags)
     }
+}
+
+/// Write-locks directory `dir` for adding the entry `name`, in the errno order Linux uses:
+/// ENOTDIR (not a directory), ENOENT (the directory was removed), EEXIST (the name is taken),
+/// then ENOENT for a trailing slash on a name that is not to be a directory (`slash_is_error`).
+fn lock_for_new_entry<'a>(dir: &'a Inode, name: &[u8], slash_is_error: bool) -> Result<WriteGuard<'a, DirData>> {
+    let d = dir.as_dir().ok_or(Errno::Notdir)?.data.write();
+    if d.removed {
+        return Err(Errno::Noent);
+    }
+    if d.get(name).is_some() {
+        return Err(Errno::Exist);
+    }
+    if slash_is_error {
+        return Err(Errno::Noent);
+    }
+    Ok(d)
 }
