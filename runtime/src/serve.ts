@@ -9,6 +9,8 @@
  *   /spindle/...   the runtime itself (this package's dist/: browser.js, worker.js, ...)
  *   /run.html      a page that runs ?wasm=URL with &args=a,b (or repeated &arg=), &env=K=V,
  *                  &stdin=TEXT, &threads=N, and shows stdout, stderr and the exit code
+ *   /demo/         the demo (runtime/web/demo/): the three reference experiments with live
+ *                  charts; its programs come from DIR (bench/browser/build.sh builds them)
  *   /...           files under DIR (default: the current directory); a directory without
  *                  index.html gets a listing in which .wasm files link to run.html
  *
@@ -26,6 +28,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const runtimeDist = here;
 /** The pages shipped with the runtime (runtime/web/). */
 const webDir = resolve(here, '..', 'web');
+const demoDir = join(webDir, 'demo');
 
 const MIME: Record<string, string> = {
   '.wasm': 'application/wasm',
@@ -84,6 +87,9 @@ async function handle(req: IncomingMessage, res: ServerResponse, root: string, i
   }
   if (path === '/favicon.ico') { headers(res, isolation); res.writeHead(204); res.end(); return; }
   if (path === '/run.html') return sendFile(req, res, join(webDir, 'run.html'), isolation);
+  if (path === '/demo' || path.startsWith('/demo/')) {
+    return sendFile(req, res, confined(demoDir, path.slice('/demo/'.length)), isolation, path);
+  }
   if (path.startsWith('/spindle/')) return sendFile(req, res, confined(runtimeDist, path.slice('/spindle/'.length)), isolation);
   return sendFile(req, res, confined(root, path.slice(1)), isolation, path);
 }
@@ -153,8 +159,10 @@ Usage:
 
 Serves DIR (default: the current directory) on http://127.0.0.1:N/ (default 8080; 0 picks a
 free port) with the cross-origin isolation headers that SharedArrayBuffer needs, the runtime
-under /spindle/ (import /spindle/browser.js), and /run.html?wasm=/PATH.wasm&args=a,b, which
-runs a program and shows its output and exit code.
+under /spindle/ (import /spindle/browser.js), /run.html?wasm=/PATH.wasm&args=a,b, which
+runs a program and shows its output and exit code, and /demo/, which runs the three reference
+experiments (math, malloc, files) with live charts: serve the repository root after
+'bash bench/browser/build.sh', or pass /demo/?programs=/PATH/ to where its programs are.
 
 Options:
   --port N          port to listen on (default 8080; 0: any free port)
@@ -195,5 +203,6 @@ export async function serveCommand(argv: string[], out: (s: string) => void, fai
     throw e;
   }
   out(`spindle serve: ${started.url} (serving ${resolve(dir)}${isolation ? '' : ', without cross-origin isolation'})\n`
-    + `  run a program: ${started.url}run.html?wasm=/PATH/TO/PROGRAM.wasm&args=a,b\n`);
+    + `  run a program: ${started.url}run.html?wasm=/PATH/TO/PROGRAM.wasm&args=a,b\n`
+    + `  the demo:      ${started.url}demo/\n`);
 }

@@ -73,6 +73,25 @@ describe('spindle serve', () => {
     assert.match((await get(isolated.url, '/run.html')).body, /from '\/spindle\/browser\.js'/);
   });
 
+  test('the demo under /demo/: its page and modules, a redirect from /demo, confined to runtime/web/demo', async () => {
+    const index = await get(isolated.url, '/demo/');
+    assert.equal(index.status, 200);
+    assert.equal(index.headers['content-type'].split(';')[0], 'text/html');
+    assert.equal(index.headers['cross-origin-embedder-policy'], 'require-corp');
+    assert.match(index.body, /<script type="module" src="\.\/demo\.js"><\/script>/);
+    for (const path of ['/demo/demo.js', '/demo/experiments.js', '/demo/chart.js', '/demo/jsfs/worker.js']) {
+      const r = await get(isolated.url, path);
+      assert.equal(r.status, 200, path);
+      assert.equal(r.headers['content-type'].split(';')[0], 'text/javascript', path);
+    }
+    const redirect = await get(isolated.url, '/demo');
+    assert.equal(redirect.status, 301);
+    assert.equal(redirect.headers.location, '/demo/');
+    for (const path of ['/demo/..%2f..%2fpackage.json', '/demo/..%2F..%2F..%2Fpackage.json', '/demo/jsfs/..%2f..%2f..%2fsrc%2fserve.ts']) {
+      assert.equal((await get(isolated.url, path)).status, 404, path);
+    }
+  });
+
   test('directories: index.html, a listing with run links, a redirect to the trailing slash', async () => {
     assert.equal((await get(isolated.url, '/sub/')).body, '<p>sub</p>\n');
     const redirect = await get(isolated.url, '/sub');

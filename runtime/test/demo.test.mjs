@@ -1,0 +1,130 @@
+// The demo page (issue #6) in Debian's Chromium: `spindle serve` at the repository root serves
+// /demo/ and the programs bench/browser/build.sh builds; the page runs all three experiments at
+// the small size and draws one series per configuration in each chart. Asserts that results
+// appear and the charts have their elements, never how fast anything is.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import { launchChromium, startServe } from '../../bench/browser/chromium.mjs';
+import { exitGuard, repoRoot } from './helpers.mjs';
+
+exitGuard(after);
+
+/** All three experiments at the small size, T = 1, 2 (generous: the machine may be loaded). */
+const RUN_TIMEOUT_MS = 150_000;
+const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+let browser, context;
+const servers = [];
+const serve = async (flags) => { const s = await startServe(repoRoot, flags); servers.push(s.child); return s.url; };
+let isolated, unisolated;
+
+before(async () => {
+  const b = spawnSync('bash', ['bench/browser/build.sh'], { cwd: repoRoot, encoding: 'utf8', timeout: 300_000 });
+  assert.equal(b.status, 0, `bash bench/browser/build.sh failed:\n${b.stderr}`);
+  [isolated, unisolated] = await Promise.all([serve([]), serve(['--no-isolation'])]);
+  browser = await launchChromium();
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  context.setDefaultTimeout(RUN_TIMEOUT_MS);
+});
+
+after(async () => {
+  await browser?.close();
+  for (const s of servers) s.kill();
+});
+
+/** What the page shows when a wait fails. */
+const shown = (page) => page.evaluate(() => [...document.querySelectorAll('.status, #error')]
+  .map((e) => `${e.id}: ${e.textContent}`).join('\n'));
+
+describe('Chromium: the demo page', () => {
+  test('runs all three experiments and draws every chart, one series per configuration', async () => {
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    try {
+      await page.goto(`${isolated}demo/?threads=1,2&size=small`);
+      await page.waitForFunction(() => document.body.dataset.ready === 'true');
+      assert.match(await page.textContent('#isolation'), /^cross-origin isolated/);
+      assert.equal(await page.textContent('#error'), '');
+      await page.click('button[data-run=all]');
+      try {
+        await page.waitForFunction(() => ['math', 'malloc', 'fs'].every((id) => document.getElementById(`status-${id}`).dataset.state === 'done')
+          || document.querySelector('.status[data-state=error]'), null, { timeout: RUN_TIMEOUT_MS });
+      } catch {
+        assert.fail(`the experiments did not finish within ${RUN_TIMEOUT_MS} ms; the page shows:\n${await shown(page)}`);
+      }
+      for (const id of ['math', 'malloc', 'fs']) {
+        assert.equal(await page.getAttribute(`#status-${id}`, 'data-state'), 'done', await shown(page));
+      }
+
+      const screenshot = await page.screenshot({ fullPage: true });
+      assert.ok(screenshot.subarray(0, 8).equals(PNG) && screenshot.length > 10_000, 'the screenshot is not a PNG of the page');
+
+      // The DOM of every chart: the series of each configuration with one point per x it runs at.
+      const charts = await page.evaluate(() => window.spindleDemo.EXPERIMENTS.flatMap((e) => e.charts.map((c) => ({
+        id: c.id,
+        xs: c.x === 'threads' ? ['1', '2'] : c.x,
+        series: c.series.map((s) => ({ id: s.id, only: s.only ?? null })),
+        drawn: [...document.querySelectorAll(`#chart-${c.id} g.series`)].map((g) => ({
+          id: g.dataset.series,
+          points: [...g.querySelectorAll('.point')].map((p) => ({ x: p.dataset.x, value: Number(p.dataset.value) })),
+          lines: g.querySelectorAll('path.line').length,
+        })),
+        axes: document.querySelectorAll(`#chart-${c.id} g.axis`).length,
+        legend: document.querySelectorAll(`#chart-${c.id} g.legend text`).length,
+        rows: document.querySelectorAll(`#table-${c.id} tbody tr`).length,
+      }))));
+      assert.deepEqual(charts.map((c) => c.id), ['math', 'malloc', 'fs-where', 'fs-threads']);
+      for (const c of charts) {
+        assert.deepEqual(c.drawn.map((s) => s.id), c.series.map((s) => s.id), `${c.id}: one <g class=series> per configuration`);
+        assert.equal(c.axes, 1, `${c.id}: axes`);
+        assert.equal(c.legend, c.series.length, `${c.id}: one legend entry per configuration`);
+        let points = 0;
+        for (const s of c.drawn) {
+          const want = c.series.find((x) => x.id === s.id).only ?? c.xs;
+          assert.deepEqual(s.points.map((p) => p.x), want, `${c.id}/${s.id}: one point per x`);
+          for (const p of s.points) assert.ok(Number.isFinite(p.value) && p.value > 0, `${c.id}/${s.id} at ${p.x}: ${p.value}`);
+          if (c.xs[0] === '1') assert.equal(s.lines, 1, `${c.id}/${s.id}: a line through its points`);
+          points += s.points.length;
+        }
+        assert.equal(c.rows, points, `${c.id}: one table row per point`);
+      }
+      // Each chart as the user sees it (an element screenshot fails if the chart has no box).
+      for (const c of charts) assert.ok((await page.locator(`#chart-${c.id}`).screenshot()).subarray(0, 8).equals(PNG));
+      assert.deepEqual(errors, []);
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('without cross-origin isolation: NOT_ISOLATED names the headers, the buttons are disabled', async () => {
+    const page = await context.newPage();
+    try {
+      await page.goto(`${unisolated}demo/`);
+      await page.waitForFunction(() => document.getElementById('error').textContent !== '');
+      assert.match(await page.textContent('#isolation'), /^NOT cross-origin isolated/);
+      const error = await page.textContent('#error');
+      assert.match(error, /^NOT_ISOLATED: /);
+      for (const header of ['Cross-Origin-Opener-Policy: same-origin', 'Cross-Origin-Embedder-Policy: require-corp']) {
+        assert.ok(error.includes(header), `the error does not name "${header}": ${error}`);
+      }
+      assert.ok(await page.$$eval('button[data-run]', (bs) => bs.length > 0 && bs.every((b) => b.disabled)));
+    } finally {
+      await page.close();
+    }
+  });
+
+  test('programs that are not served: the page says which and how to build them', async () => {
+    const page = await context.newPage();
+    try {
+      await page.goto(`${isolated}demo/?programs=/no/such/dir/`);
+      await page.waitForFunction(() => document.body.dataset.ready === 'true');
+      const error = await page.textContent('#error');
+      assert.match(error, /programs not found under http:\/\/127\.0\.0\.1:\d+\/no\/such\/dir\/: .*math\.wasm/);
+      assert.match(error, /bash bench\/browser\/build\.sh/);
+    } finally {
+      await page.close();
+    }
+  });
+});
