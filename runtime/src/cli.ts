@@ -10,6 +10,7 @@
  */
 import { writeSync } from 'node:fs';
 import { createProgram, load, SpindleError, type RunOptions } from './index.js';
+import { parseDir, type HostDirOption } from './fs/program-fs.js';
 
 const HELP = `spindle: run wasm32-wasip1-threads and wasm32-wasip1 programs on Node.js
 
@@ -27,6 +28,14 @@ Options (before PROGRAM.wasm; everything after it goes to the program):
   --main-thread         run _start on the calling thread instead of a worker (always done
                         for programs that cannot spawn threads)
   --no-optimize         compile with V8's baseline tier first (faster start, slower long loops)
+  --dir HOST[::GUEST]   give the program the host directory HOST, seen at GUEST (default: HOST);
+                        wasmtime's syntax; confined: no '..', absolute path or symlink leads out
+  --dir-ro HOST[::GUEST]  the same, read-only (every change fails with EPERM)
+  --mount GUEST=memory  a memory directory at GUEST, shared by all threads (gone at exit)
+  --preload SRC::GUEST  copy a host directory or .tar file into GUEST (inside a --mount) first
+  --save GUEST::FILE.tar  write GUEST (inside a --mount) to FILE.tar when the program ends
+                        (also on a non-zero exit; never a partial file)
+                        Without these options the program has no filesystem (as in wasmtime).
   -h, --help            show this help
   --version             print spindle's version
 
@@ -42,7 +51,7 @@ function parse(argv: string[]): Parsed | 'help' | 'version' {
   let args = argv;
   if (args[0] === 'run') args = args.slice(1);
   const env: string[] = [];
-  const options: RunOptions = { env };
+  const options: RunOptions = { env, dirs: [], mounts: [], preload: [], save: [] };
   let i = 0;
   const value = (flag: string): string => {
     const v = args[++i];
@@ -64,8 +73,12 @@ function parse(argv: string[]): Parsed | 'help' | 'version' {
       case '--max-threads': options.maxThreads = count(flag, val()); break;
       case '--main-thread': options.runOnCallingThread = true; break;
       case '--no-optimize': options.optimize = false; break;
-      case '--dir': case '--mapdir':
-        throw new UsageError(`${flag} is not supported yet: host directories come with the filesystem (issue #5)`);
+      case '--dir': (options.dirs as HostDirOption[]).push(parseDir(val())); break;
+      case '--dir-ro': (options.dirs as HostDirOption[]).push(parseDir(val(), true)); break;
+      case '--mapdir': throw new UsageError(`--mapdir is wasmtime's old syntax; use --dir HOST::GUEST`);
+      case '--mount': (options.mounts as string[]).push(mountEntry(val())); break;
+      case '--preload': (options.preload as string[]).push(val()); break;
+      case '--save': (options.save as string[]).push(val()); break;
       default: throw new UsageError(`unknown option ${flag}; see 'spindle --help'`);
     }
   }
@@ -73,6 +86,12 @@ function parse(argv: string[]): Parsed | 'help' | 'version' {
   if (program === undefined) throw new UsageError("no program given; usage: spindle run PROGRAM.wasm [ARGS...]");
   options.args = args.slice(i + 1);
   return { options, program };
+}
+
+function mountEntry(s: string): string {
+  const m = /^(.+)=memory$/.exec(s);
+  if (!m) throw new UsageError(`--mount takes GUEST=memory (got '${s}'); e.g. --mount /tmp=memory`);
+  return m[1]!;
 }
 
 function envEntry(s: string): string {

@@ -14,6 +14,7 @@ import { isWasiImport } from './known-imports.js';
 export { Program, SpindleError };
 export type { RunOptions, ModuleSource, LoadedProgram };
 export type { OutputOption } from './program.js';
+export type { FsOptions, HostDirOption, PreloadOption, SaveOption } from './fs/program-fs.js';
 export type { SpindleErrorCode } from './errors.js';
 import { SpindleError } from './errors.js';
 

@@ -14,10 +14,13 @@ import { OutputRings, type StreamRoute } from './output.js';
 import type { Platform, WorkerHandle } from './platform/types.js';
 import { StdinPipe } from './stdin.js';
 import { reportFailure, runThread, ThreadFactory, ThreadStdio, type WorkerInit } from './thread.js';
+import { hasFsOptions, ProgramFs, type FsOptions } from './fs/program-fs.js';
+import type { HostFsDriver } from './fs/runtime-fs.js';
 
 export type OutputOption = 'inherit' | ((chunk: Uint8Array) => void);
 
-export interface RunOptions {
+/** Filesystem options (`dirs`, `mounts`, `preload`, `save`): see fs/program-fs.ts and the README. */
+export interface RunOptions extends FsOptions {
   /** argv[1..]. */
   args?: readonly string[];
   /** argv[0]; default: the module file's base name. */
@@ -83,6 +86,7 @@ export class Program {
       ],
       args: [options.argv0 ?? program.name, ...(options.args ?? [])],
       env: envList(options.env),
+      fs: null, // set by run() when the program has a filesystem
       slot: -1,
     };
   }
@@ -99,6 +103,11 @@ export class Program {
   }
 
   private async run(): Promise<number> {
+    // Before any thread exists: a bad option or a corrupt --preload tar ends here, nothing started.
+    const fs = hasFsOptions(this.options)
+      ? await ProgramFs.create(this.options, (this.platform as Platform & { hostFs?: HostFsDriver }).hostFs)
+      : null;
+    this.init.fs = fs?.init ?? null;
     const pool = this.program.usesThreads ? checkCount('threads', this.options.threads ?? this.platform.cpuCount(), 0) : 0;
     if (this.options.runOnCallingThread) {
       this.prewarm(pool);
@@ -116,8 +125,10 @@ export class Program {
       this.ctl.requestExit(1);
       this.stopStdin?.();
       // Not awaited: a worker blocked in a host syscall (a read of a terminal) only stops when
-      // the syscall returns, and the program's exit must not wait for that.
-      for (const w of this.workers) void w.terminate();
+      // the syscall returns, and the program's exit must not wait for that. Only --save waits
+      // for every thread to stop before it reads the memory mount (fs/program-fs.ts).
+      const stopped = Promise.all(this.workers.map((w) => w.terminate().catch(() => undefined)));
+      await fs?.finish(stopped);
     }
   }
 

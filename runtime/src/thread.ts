@@ -5,7 +5,8 @@
  *
  * Used by pool workers (worker.ts) and, in Node's calling-thread mode, by the main thread.
  * Thread rules: everything here runs on the thread that owns the instance; the only shared
- * state is the control block, the output rings and the stdin buffer, all in SharedArrayBuffers.
+ * state is the control block, the output rings, the stdin buffer and (with a filesystem) the fd
+ * table, all in SharedArrayBuffers, plus the memory-FS module's shared memory.
  */
 import { Control, CMD_RUN_THREAD } from './control.js';
 import { ExitSignal } from './errors.js';
@@ -14,6 +15,7 @@ import type { Platform } from './platform/types.js';
 import type { WasiHost } from './wasi/host.js';
 import { wasiPreview1 } from './wasi/preview1.js';
 import { StdinPipe } from './stdin.js';
+import { threadFdTable, type FsInit, type HostFsDriver } from './fs/runtime-fs.js';
 
 /** Everything a worker needs to run threads of a program. Structured-cloneable. */
 export interface WorkerInit {
@@ -37,6 +39,8 @@ export interface WorkerInit {
   stdioTty: boolean[];
   args: string[];
   env: string[];
+  /** The runtime filesystem (shared fd table, mounts), or null: stdio only, per thread. */
+  fs: FsInit | null;
   /** This worker's slot in the control block. */
   slot: number;
 }
@@ -116,9 +120,13 @@ export class ThreadFactory {
     const memory = imported
       ?? (Object.defineProperty({}, 'buffer', { get: () => this.exported!.buffer }) as WebAssembly.Memory);
     this.host = new Host(memory, init.args, init.env, stdio, ctl);
+    // With a filesystem, one fd table for all threads (fs/shared-fd-table.ts); without, each
+    // instance keeps its own stdio table.
+    const hostFs = (platform as Platform & { hostFs?: HostFsDriver }).hostFs;
+    const fds = init.fs ? threadFdTable(init.fs, this.host, init.stdioTty, hostFs) : undefined;
     this.imports = {
       // Like wasmtime: stdio is a character device only when it really is a terminal.
-      wasi_snapshot_preview1: wasiPreview1(this.host, { stdioIsTty: init.stdioTty }),
+      wasi_snapshot_preview1: wasiPreview1(this.host, { stdioIsTty: init.stdioTty, fds }),
       wasi: { 'thread-spawn': (arg: number) => spawnThread(init, platform, ctl, stdio, arg) },
     };
     if (imported && init.memoryImport) {

@@ -4,6 +4,10 @@
 #   <name>_alloc.wasm    the same linked with libspindle.a (fs + spindle-alloc), for the
 #                        threaded ones (append_threads, threads_share, dir_threads)
 #   stdio_plain.wasm     stdio.c WITHOUT the library (the checker must flag it)
+#   <name>_rt.wasm       c/<name>.c WITHOUT the library, built with -DFS_GUEST_PLAIN (unmodified
+#                        programs on the runtime's filesystem: memory mounts, host directories;
+#                        all but mounts.c, which uses the library's API), and runtime/<name>.c
+#   fs_rust_rt.wasm      the Rust program without the crate or the archive (FS_GUEST_PLAIN=1)
 #   fs_rust.wasm         Rust std::fs program using the spindle-wasi-fs crate (rust/)
 #   fs_rust_linkarg.wasm the same program without the crate, linked with libspindle-fs.a through
 #                        RUSTFLAGS="-C link-arg=..." (the no-source-change route for Rust)
@@ -27,6 +31,11 @@ for name in append_threads threads_share dir_threads; do
   "$cc" "${flags[@]}" "$here/c/$name.c" "$prefix/lib/libspindle.a" -o "$out/${name}_alloc.wasm" & pids+=($!)
 done
 "$cc" "${flags[@]}" "$here/c/stdio.c" -o "$out/stdio_plain.wasm" & pids+=($!)
+for src in "$here"/c/*.c "$here"/runtime/*.c; do
+  name=$(basename "$src" .c)
+  [ "$name" = mounts ] && continue
+  "$cc" "${flags[@]}" -DFS_GUEST_PLAIN "$src" -o "$out/${name}_rt.wasm" & pids+=($!)
+done
 for p in "${pids[@]}"; do wait "$p"; done
 if [ -d "$here/rust" ] && [ -f "$here/rust/Cargo.toml" ]; then
   (cd "$here/rust" && cargo build -q --release --target wasm32-wasip1-threads)
@@ -34,4 +43,6 @@ if [ -d "$here/rust" ] && [ -f "$here/rust/Cargo.toml" ]; then
   (cd "$here/rust" && RUSTFLAGS="-C link-arg=$prefix/lib/libspindle-fs.a" \
     cargo build -q --release --target wasm32-wasip1-threads --no-default-features --target-dir target/linkarg)
   cp "$here/rust/target/linkarg/wasm32-wasip1-threads/release/fs_rust.wasm" "$out/fs_rust_linkarg.wasm"
+  (cd "$here/rust" && FS_GUEST_PLAIN=1 cargo build -q --release --target wasm32-wasip1-threads --no-default-features --target-dir target/plain)
+  cp "$here/rust/target/plain/wasm32-wasip1-threads/release/fs_rust.wasm" "$out/fs_rust_rt.wasm"
 fi

@@ -1,7 +1,7 @@
 /**
  * The Node.js platform: worker_threads workers (startable from any thread, including a worker
  * that then blocks: Node starts nested workers without the parent's event loop), synchronous
- * fd I/O with node:fs, and V8 flags.
+ * fd I/O with node:fs, V8 flags, and host directories for the runtime filesystem (`hostFs`).
  */
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
@@ -11,6 +11,8 @@ import { isatty } from 'node:tty';
 import type { Platform, WorkerHandle } from './types.js';
 import type { WorkerInit } from '../thread.js';
 import { errnoOfNodeError, sleepMs } from './node-errno.js';
+import { nodeHostFs } from '../fs/host-kinds.js';
+import type { HostFsDriver } from '../fs/runtime-fs.js';
 
 // The worker script: the one-file Node bundle when there is one (scripts/bundle.mjs; inside a
 // bundle its path is compiled in), else the plain ES module (a build with tsc only).
@@ -91,7 +93,8 @@ function preferOptimizingCompiler(eagerly: boolean): void {
   }
 }
 
-export const nodePlatform: Platform = {
+export const nodePlatform: Platform & { hostFs: HostFsDriver } = {
+  hostFs: nodeHostFs,
   cpuCount: () => availableParallelism(),
   startWorker,
   isatty: (fd) => isatty(fd),

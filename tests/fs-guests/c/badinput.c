@@ -22,19 +22,24 @@ int main(void) {
   /* paths: escaping the preopen, through a file, a NUL inside */
   __wasi_fd_t out;
   int tmp = -1;
-  for (int p = 0x40000000; p < 0x40000010; p++) {
+  for (int p = FS_GUEST_FIRST_FD; p < FS_GUEST_FIRST_FD + 16; p++) {
     __wasi_prestat_t pre;
     if (__wasi_fd_prestat_get(p, &pre) == 0) { tmp = p; break; }
   }
-  CHECK(tmp >= 0x40000000);
+  CHECK(tmp >= FS_GUEST_FIRST_FD);
   char name[8] = {0};
   CHECK(__wasi_fd_prestat_dir_name(tmp, (uint8_t *)name, 4) == 0 && memcmp(name, "/tmp", 4) == 0);
   CHECK(__wasi_fd_prestat_dir_name(tmp, (uint8_t *)name, 2) == __WASI_ERRNO_NAMETOOLONG);
-  CHECK(__wasi_path_open(tmp, 0, "../x", 0, 0, 0, 0, &out) == __WASI_ERRNO_NOTCAPABLE);
-  CHECK(__wasi_path_open(tmp, 0, "/etc", 0, 0, 0, 0, &out) == __WASI_ERRNO_NOTCAPABLE);
+  CHECK(IS_WASI_ESCAPE(__wasi_path_open(tmp, 0, "../x", 0, 0, 0, 0, &out)));
+  CHECK(IS_WASI_ESCAPE(__wasi_path_open(tmp, 0, "/etc", 0, 0, 0, 0, &out)));
   CHECK(__wasi_path_open(tmp, 0, "bad.txt/x", 0, 0, 0, 0, &out) == __WASI_ERRNO_NOTDIR);
   CHECK(__wasi_path_open(fd, 0, "x", 0, 0, 0, 0, &out) == __WASI_ERRNO_NOTDIR);
+#ifdef FS_GUEST_PLAIN
+  /* the runtime's table holds stdio too: renumbering over fd 1 would work (as in wasmtime) */
+  CHECK(__wasi_fd_renumber(fd, 0x40000000 + 999) == __WASI_ERRNO_BADF);
+#else
   CHECK(__wasi_fd_renumber(fd, 1) == __WASI_ERRNO_BADF);
+#endif
   CHECK(close(fd) == 0);
   printf("badinput ok\n");
   return 0;

@@ -27,8 +27,11 @@ int main(void) {
   CHECK(fd >= 0 && read(fd, buf, 4) == 4 && memcmp(buf, "data", 4) == 0);
   CHECK(close(fd) == 0);
   CHECK_ERR(readlink("/tmp/a", buf, sizeof buf), EINVAL);
-  CHECK(symlink("/etc/passwd", "/tmp/abs") == 0);
-  CHECK_ERR(open("/tmp/abs", O_RDONLY), ENOTCAPABLE);
+  /* an absolute symlink: spindle-fs stores it and refuses to follow it; wasmtime (and the
+   * runtime's host directories) refuse to create it */
+  int abs = symlink("/etc/passwd", "/tmp/abs");
+  CHECK(abs == 0 || IS_ESCAPE_ERRNO(errno));
+  if (abs == 0) CHECK_ESCAPE(open("/tmp/abs", O_RDONLY));
 
   /* rename: over an existing file, into a directory, a directory */
   CHECK(rename("/tmp/b", "/tmp/a") == 0); /* same inode: nothing happens */
@@ -57,7 +60,7 @@ int main(void) {
   CHECK(close(fd) == 0);
   CHECK_ERR(stat("/tmp/s", &sb), ENOENT); /* dangling now */
   CHECK(lstat("/tmp/s", &sb) == 0);
-  CHECK(unlink("/tmp/s") == 0 && unlink("/tmp/abs") == 0);
+  CHECK(unlink("/tmp/s") == 0 && (abs != 0 || unlink("/tmp/abs") == 0));
   printf("links ok\n");
   return 0;
 }

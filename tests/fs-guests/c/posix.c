@@ -50,7 +50,13 @@ int main(void) {
   CHECK(fd >= 0);
   struct timespec ts[2] = {{.tv_sec = 1000, .tv_nsec = 5}, {.tv_sec = 2000, .tv_nsec = 7}};
   CHECK(futimens(fd, ts) == 0);
+#ifdef FS_GUEST_PLAIN
+  /* the runtime's host directories set times through Node, which keeps microseconds only */
+  CHECK(fstat(fd, &st) == 0 && st.st_atim.tv_sec == 1000 && st.st_mtim.tv_sec == 2000 &&
+        (st.st_mtim.tv_nsec == 7 || st.st_mtim.tv_nsec == 0));
+#else
   CHECK(fstat(fd, &st) == 0 && st.st_atim.tv_sec == 1000 && st.st_mtim.tv_sec == 2000 && st.st_mtim.tv_nsec == 7);
+#endif
   ts[0].tv_nsec = UTIME_OMIT;
   ts[1].tv_sec = 3000;
   CHECK(utimensat(AT_FDCWD, "/tmp/posix.bin", ts, 0) == 0);
@@ -68,7 +74,7 @@ int main(void) {
   CHECK_ERR(open("/tmp/nope", O_RDONLY), ENOENT);
   CHECK_ERR(open("/tmp", O_WRONLY), EISDIR);
   CHECK_ERR(open("/tmp/posix.bin/x", O_RDONLY), ENOTDIR);
-  CHECK_ERR(open("/tmp/../etc/passwd", O_RDONLY), ENOTCAPABLE);
+  CHECK_ESCAPE(open("/tmp/../etc/passwd", O_RDONLY));
   CHECK(stat("/tmp", &st) == 0 && S_ISDIR(st.st_mode));
   CHECK(unlink("/tmp/posix.bin") == 0);
   CHECK_ERR(stat("/tmp/posix.bin", &st), ENOENT);

@@ -9,8 +9,9 @@
 #[cfg(feature = "crate")]
 use spindle_wasi_fs as _;
 
-/// spindle's first fd number (`FD_BASE`).
-const FD_BASE: u32 = 1 << 30;
+/// spindle's first fd number (`FD_BASE`); 3 in the build without the in-program FS
+/// (FS_GUEST_PLAIN=1 at build time: the program runs on the runtime's filesystem).
+const FD_BASE: u32 = if option_env!("FS_GUEST_PLAIN").is_some() { 3 } else { 1 << 30 };
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{ErrorKind, Read, Seek, SeekFrom, Write};

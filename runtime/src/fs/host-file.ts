@@ -1,0 +1,229 @@
+/**
+ * Open host files and host directories as WASI descriptors (Node only: node:fs, synchronous, on
+ * the calling thread; never a proxy). Each thread materializes its own descriptor objects from
+ * the shared fd table entry; everything mutable lives in the entry:
+ *
+ *   HOST_FILE  HANDLE = the OS fd (OS fds are process-wide, so any worker can use it), OFFSET =
+ *              the file offset (Node has no lseek: reads and writes pass explicit positions under
+ *              the entry lock), AUX bit 0 = the OS fd was opened with O_APPEND (the kernel then
+ *              appends atomically, whatever position is passed), FDFLAGS, rights.
+ *   HOST_DIR   the directory's host path (Node has no openat), MOUNT = its mount (read-only?).
+ *
+ * Answers follow wasmtime 46 (checked with tests/fs-guests/runtime/probe.c): a file fd reports
+ * the rights it was opened with (base = requested & DIR_INHERITING, inheriting 0); a directory
+ * fd reports DIR_BASE / DIR_INHERITING; fd_fdstat_set_rights is ENOTSUP; fd_allocate extends the
+ * file (wasmtime: ENOTSUP, which makes posix_fallocate fail);
+ * read/write/seek on a directory are EBADF; fd_fdstat_set_flags replaces the flags.
+ */
+import {
+  closeSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, futimesSync, lstatSync, openSync,
+  readdirSync, readSync, statSync, utimesSync, writeSync, type BigIntStats,
+} from 'node:fs';
+import {
+  ERRNO_INVAL, ERRNO_NOTDIR, ERRNO_NOTSUP, FDFLAGS_APPEND, FILETYPE_BLOCK_DEVICE, FILETYPE_CHARACTER_DEVICE,
+  FILETYPE_DIRECTORY, FILETYPE_REGULAR_FILE, FILETYPE_SOCKET_STREAM, FILETYPE_SYMBOLIC_LINK, FILETYPE_UNKNOWN,
+  FSTFLAGS_ATIM, FSTFLAGS_ATIM_NOW, FSTFLAGS_MTIM, FSTFLAGS_MTIM_NOW, WHENCE_CUR, WHENCE_END, WHENCE_SET,
+} from '../wasi/constants.js';
+import { fail } from '../wasi/errno.js';
+import { DescriptorBase, type Directory, type Fdstat, type Filestat } from '../wasi/fd-table.js';
+import { sys } from './host-path.js';
+import { AUX, FDFLAGS, FILETYPE, HOST_FILE, MOUNT, PREOPEN, type EntryInit, type PendingEntry, type SharedFdTable } from './shared-fd-table.js';
+
+
+/** AUX bit: the OS fd has O_APPEND. */
+export const AUX_OS_APPEND = 1;
+
+/** A mount of the program (a preopen): what the descriptors of a thread need to know of it. */
+export interface MountInfo {
+  readonly guest: string;
+  readonly readOnly: boolean;
+}
+
+export function filetypeOf(st: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean; isSocket(): boolean }): number {
+  if (st.isFile()) return FILETYPE_REGULAR_FILE;
+  if (st.isDirectory()) return FILETYPE_DIRECTORY;
+  if (st.isSymbolicLink()) return FILETYPE_SYMBOLIC_LINK;
+  if (st.isCharacterDevice()) return FILETYPE_CHARACTER_DEVICE;
+  if (st.isBlockDevice()) return FILETYPE_BLOCK_DEVICE;
+  if (st.isSocket()) return FILETYPE_SOCKET_STREAM;
+  return FILETYPE_UNKNOWN;
+}
+
+export function filestatOf(st: BigIntStats): Filestat {
+  return {
+    dev: st.dev, ino: st.ino, filetype: filetypeOf(st), nlink: st.nlink, size: st.size,
+    atim: st.atimeNs, mtim: st.mtimeNs, ctim: st.ctimeNs,
+  };
+}
+
+/** New atime/mtime in seconds (Node's unit) from WASI's fstflags; unset times keep their value. */
+export function timesFor(current: BigIntStats, atim: bigint, mtim: bigint, fstflags: number): [number, number] {
+  const now = Date.now() / 1000;
+  // Node takes seconds as a double and keeps microseconds: host directories store times at µs
+  // precision (no utimensat in node:fs), the sub-µs part of a WASI timestamp is lost.
+  const pick = (set: number, setNow: number, value: bigint, old: bigint) =>
+    fstflags & setNow ? now : Number(fstflags & set ? value : old) / 1e9;
+  return [pick(FSTFLAGS_ATIM, FSTFLAGS_ATIM_NOW, atim, current.atimeNs), pick(FSTFLAGS_MTIM, FSTFLAGS_MTIM_NOW, mtim, current.mtimeNs)];
+}
+
+/** A host fd opened by path_open, before the table gives it a number. */
+export class PendingHost extends DescriptorBase implements PendingEntry {
+  constructor(readonly entry: EntryInit) { super(); }
+  fdstat(): Fdstat { return fail(ERRNO_INVAL); }
+  filestat(): Filestat { return fail(ERRNO_INVAL); }
+  override close(): void {
+    if (this.entry.kind === HOST_FILE && this.entry.handle !== undefined) closeSync(this.entry.handle);
+  }
+}
+
+/** An open host file (or device) as seen by one thread. */
+export class HostFile extends DescriptorBase {
+  private readonly seekable: boolean;
+
+  constructor(private readonly table: SharedFdTable, private readonly fd: number, private readonly os: number) {
+    super();
+    this.seekable = table.field(fd, FILETYPE) === FILETYPE_REGULAR_FILE;
+  }
+
+  fdstat(): Fdstat {
+    const r = this.table.rights(this.fd);
+    return { filetype: this.table.field(this.fd, FILETYPE), flags: this.table.field(this.fd, FDFLAGS), rightsBase: r.base, rightsInheriting: r.inheriting };
+  }
+  override setFdflags(flags: number): void { this.table.setField(this.fd, FDFLAGS, flags); }
+  override setRights(): void { fail(ERRNO_NOTSUP); }
+  filestat(): Filestat { return filestatOf(sys(() => fstatSync(this.os, { bigint: true }))); }
+  override setSize(size: bigint): void { sys(() => ftruncateSync(this.os, Number(size))); }
+  override setTimes(atim: bigint, mtim: bigint, fstflags: number): void {
+    const [a, m] = timesFor(sys(() => fstatSync(this.os, { bigint: true })), atim, mtim, fstflags);
+    sys(() => futimesSync(this.os, a, m));
+  }
+  override advise(): void {}
+  /** posix_fallocate: the file is at least offset + len long (wasmtime 46 says ENOTSUP instead). */
+  override allocate(offset: bigint, len: bigint): void {
+    const end = offset + len;
+    if (sys(() => fstatSync(this.os, { bigint: true })).size < end) sys(() => ftruncateSync(this.os, Number(end)));
+  }
+  override datasync(): void { sys(() => fdatasyncSync(this.os)); }
+  override sync(): void { sys(() => fsyncSync(this.os)); }
+
+  override read(max: number): Uint8Array {
+    const buf = new Uint8Array(max);
+    if (!this.seekable) return buf.subarray(0, sys(() => readSync(this.os, buf, 0, max, null)));
+    return this.table.withEntryLock(this.fd, () => {
+      const off = this.table.offset(this.fd);
+      const n = sys(() => readSync(this.os, buf, 0, max, off));
+      this.table.setOffset(this.fd, off + BigInt(n));
+      return buf.subarray(0, n);
+    });
+  }
+  override pread(max: number, offset: bigint): Uint8Array {
+    const buf = new Uint8Array(max);
+    return buf.subarray(0, sys(() => readSync(this.os, buf, 0, max, offset)));
+  }
+  override write(bytes: Uint8Array): number {
+    if (!this.seekable) return sys(() => writeSync(this.os, bytes, 0, bytes.length, null));
+    return this.table.withEntryLock(this.fd, () => {
+      const append = (this.table.field(this.fd, FDFLAGS) & FDFLAGS_APPEND) !== 0;
+      const osAppend = (this.table.field(this.fd, AUX) & AUX_OS_APPEND) !== 0;
+      // With O_APPEND the kernel writes at the end whatever the position (Linux pwrite); without
+      // it (APPEND set later by fd_fdstat_set_flags) the end is looked up under the entry lock.
+      const at = append && !osAppend ? sys(() => fstatSync(this.os, { bigint: true })).size : this.table.offset(this.fd);
+      const n = sys(() => writeSync(this.os, bytes, 0, bytes.length, Number(at)));
+      const next = osAppend ? sys(() => fstatSync(this.os, { bigint: true })).size : at + BigInt(n);
+      this.table.setOffset(this.fd, next);
+      return n;
+    });
+  }
+  override pwrite(bytes: Uint8Array, offset: bigint): number {
+    return sys(() => writeSync(this.os, bytes, 0, bytes.length, Number(offset)));
+  }
+  override seek(delta: bigint, whence: number): bigint {
+    return this.table.withEntryLock(this.fd, () => {
+      const base = whence === WHENCE_SET ? 0n
+        : whence === WHENCE_CUR ? this.table.offset(this.fd)
+          : sys(() => fstatSync(this.os, { bigint: true })).size;
+      const next = base + delta;
+      if (next < 0n || whence > WHENCE_END) fail(ERRNO_INVAL);
+      this.table.setOffset(this.fd, next);
+      return next;
+    });
+  }
+  override tell(): bigint {
+    return this.table.withEntryLock(this.fd, () => this.table.offset(this.fd));
+  }
+  override asDirectory(): Directory { return fail(ERRNO_NOTDIR); }
+  override readReady(): boolean { return true; }
+  override writeReady(): boolean { return true; }
+}
+
+const DIRENT_HEADER = 24;
+const encoder = new TextEncoder();
+
+/** An open host directory as seen by one thread. */
+export class HostDir extends DescriptorBase {
+  readonly path: string;
+
+  constructor(
+    private readonly table: SharedFdTable,
+    private readonly fd: number,
+    private readonly mounts: readonly MountInfo[],
+    private readonly directory: (path: string, mount: number) => Directory,
+  ) {
+    super();
+    this.path = table.path(fd);
+  }
+
+  fdstat(): Fdstat {
+    const r = this.table.rights(this.fd);
+    return { filetype: FILETYPE_DIRECTORY, flags: this.table.field(this.fd, FDFLAGS), rightsBase: r.base, rightsInheriting: r.inheriting };
+  }
+  override setFdflags(flags: number): void { this.table.setField(this.fd, FDFLAGS, flags); }
+  override setRights(): void { fail(ERRNO_NOTSUP); }
+  filestat(): Filestat { return filestatOf(sys(() => statSync(this.path, { bigint: true }))); }
+  override setTimes(atim: bigint, mtim: bigint, fstflags: number): void {
+    const [a, m] = timesFor(sys(() => statSync(this.path, { bigint: true })), atim, mtim, fstflags);
+    sys(() => utimesSync(this.path, a, m));
+  }
+  override advise(): void {}
+  override datasync(): void { this.sync(); }
+  override sync(): void {
+    const os = sys(() => openSync(this.path, 'r'));
+    try { sys(() => fsyncSync(os)); } finally { closeSync(os); }
+  }
+  override readdir(cookie: bigint, max: number): Uint8Array {
+    // Cookies are positions in [".", "..", ...the OS's listing]: stable while the directory is
+    // unchanged, as wasmtime's. Only the entries returned are lstat'ed (for d_ino).
+    const names = ['.', '..', ...sys(() => readdirSync(this.path))];
+    const out: Uint8Array[] = [];
+    let used = 0;
+    for (let i = Number(cookie); i < names.length && used < max; i++) {
+      const name = names[i]!;
+      const st = sys(() => lstatSync(name === '..' ? this.path + '/..' : name === '.' ? this.path : this.path + '/' + name, { bigint: true, throwIfNoEntry: false }));
+      if (!st) continue; // removed since the listing
+      const bytes = encoder.encode(name);
+      const d = new Uint8Array(DIRENT_HEADER + bytes.length);
+      const v = new DataView(d.buffer);
+      v.setBigUint64(0, BigInt(i + 1), true);
+      v.setBigUint64(8, st.ino, true);
+      v.setUint32(16, bytes.length, true);
+      d[20] = filetypeOf(st);
+      d.set(bytes, DIRENT_HEADER);
+      out.push(d);
+      used += d.length;
+    }
+    const all = new Uint8Array(used);
+    let at = 0;
+    for (const d of out) { all.set(d, at); at += d.length; }
+    return all;
+  }
+  override prestatName(): Uint8Array | undefined {
+    const p = this.table.field(this.fd, PREOPEN);
+    // wasmtime: ENOTSUP for a directory that is not a preopen (EBADF for other fds).
+    return p > 0 ? encoder.encode(this.mounts[p - 1]!.guest) : fail(ERRNO_NOTSUP);
+  }
+  override asDirectory(): Directory {
+    return this.directory(this.path, this.table.field(this.fd, MOUNT));
+  }
+  override readReady(): boolean { return true; }
+  override writeReady(): boolean { return true; }
+}

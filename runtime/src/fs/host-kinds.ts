@@ -1,0 +1,26 @@
+/**
+ * The Node platform's host-directory driver (`HostFsDriver`): materializes host files and
+ * directories of the shared fd table on the calling thread, and closes OS fds. Only Node imports
+ * this (platform/node.ts); browsers have no host directories.
+ */
+import { closeSync } from 'node:fs';
+import { HostDirectory, hostRoot } from './host-dir.js';
+import { readTree, writeFileAtomic } from './host-tree.js';
+import { HostDir, HostFile } from './host-file.js';
+import type { HostFsDriver, MountSpec } from './runtime-fs.js';
+
+export const nodeHostFs: HostFsDriver = {
+  file: (table, fd, osFd) => new HostFile(table, fd, osFd),
+  dir: (table, fd, mounts: readonly MountSpec[]) =>
+    new HostDir(table, fd, mounts, (path, mount) => new HostDirectory(path, mount, mounts[mount]!)),
+  closeOsFd: (osFd) => {
+    try {
+      closeSync(osFd);
+    } catch {
+      // Already closed by the OS (cannot happen through the table: each entry is released once).
+    }
+  },
+  root: hostRoot,
+  readTree,
+  writeFileAtomic,
+};

@@ -1,0 +1,139 @@
+/**
+ * The runtime's filesystem for one program, setup side (the thread that creates the program:
+ * Node's main thread or the calling thread): checks the filesystem options, creates the shared fd
+ * table with stdio at 0-2 and the preopens at 3, 4, ... (host directories in the order given,
+ * then memory mounts in the order given), fills memory mounts from --preload, and at the end of
+ * the program, once every thread has stopped, writes --save tar files and closes the host fds the
+ * program left open.
+ *
+ * Default: no preopens at all (as wasmtime): a program sees only what it is given.
+ * Errors in the options are SpindleErrors (BAD_OPTION) raised before any thread starts.
+ */
+import { SpindleError } from '../errors.js';
+import { hostDirEntryFor, type HostFsDriver, type FsInit, type MountSpec } from './runtime-fs.js';
+import { HOST_FILE, SharedFdTable } from './shared-fd-table.js';
+import { openMemoryMounts, type MemoryMounts } from './memory-mounts.js';
+
+/** A host directory for the program (`--dir HOST[::GUEST]`, `--dir-ro`). */
+export interface HostDirOption {
+  /** The directory on the host. */
+  host: string;
+  /** Where the program sees it. Default: the host path as given. */
+  guest?: string;
+  /** Every change through it fails with EPERM. Default false. */
+  readOnly?: boolean;
+}
+
+/** Copies a host directory or .tar file into a memory mount before the program starts. */
+export interface PreloadOption { from: string; to: string }
+/** Writes a memory mount's subtree as a tar file at the end of the program. */
+export interface SaveOption { from: string; to: string }
+
+export interface FsOptions {
+  /** Host directories, as objects or wasmtime's "HOST[::GUEST]" strings. */
+  dirs?: readonly (string | HostDirOption)[];
+  /** Guest paths of memory directories (shared by all threads, gone at exit unless saved). */
+  mounts?: readonly string[];
+  preload?: readonly (string | PreloadOption)[];
+  save?: readonly (string | SaveOption)[];
+}
+
+export function hasFsOptions(o: FsOptions): boolean {
+  return !!(o.dirs?.length || o.mounts?.length || o.preload?.length || o.save?.length);
+}
+
+/** "HOST[::GUEST]" as wasmtime 46 parses --dir. */
+export function parseDir(s: string, readOnly = false): HostDirOption {
+  const i = s.indexOf('::');
+  return i < 0 ? { host: s, guest: s, readOnly } : { host: s.slice(0, i), guest: s.slice(i + 2), readOnly };
+}
+
+/** "A::B" (--preload HOST::GUEST, --save GUEST::HOST.tar). */
+export function parsePair(flag: string, s: string | PreloadOption): PreloadOption {
+  if (typeof s !== 'string') return s;
+  const i = s.indexOf('::');
+  if (i <= 0 || i + 2 >= s.length) {
+    throw new SpindleError('BAD_OPTION', `${flag} takes SOURCE::TARGET (got '${s}'); e.g. ${flag === '--save' ? '--save /data::out.tar' : '--preload ./site::/data'}`);
+  }
+  return { from: s.slice(0, i), to: s.slice(i + 2) };
+}
+
+export class ProgramFs {
+  private constructor(
+    readonly init: FsInit,
+    private readonly table: SharedFdTable,
+    private readonly memory: MemoryMounts | null,
+    private readonly saves: readonly SaveOption[],
+    private readonly hostFs: HostFsDriver | undefined,
+  ) {}
+
+  /** Sets the filesystem up; throws SpindleError (BAD_OPTION) on a bad option or a corrupt tar. */
+  static async create(options: FsOptions, hostFs: HostFsDriver | undefined): Promise<ProgramFs> {
+    const dirs = (options.dirs ?? []).map((d) => (typeof d === 'string' ? parseDir(d) : d));
+    if (dirs.length > 0 && !hostFs) throw new SpindleError('BAD_OPTION', 'host directories (dirs, --dir) need Node.js; in a browser use memory mounts');
+    const mounts: MountSpec[] = [];
+    for (const d of dirs) {
+      const root = hostFs!.root(d.host);
+      if (typeof root !== 'string') throw new SpindleError('BAD_OPTION', `--dir ${d.host}: ${root.error}`);
+      mounts.push({ guest: d.guest ?? d.host, host: root, readOnly: d.readOnly ?? false });
+    }
+    for (const m of options.mounts ?? []) mounts.push({ guest: checkGuest('--mount', m), host: null, readOnly: false });
+    const preload = (options.preload ?? []).map((p) => parsePair('--preload', p));
+    const saves = (options.save ?? []).map((p) => parsePair('--save', p));
+    const memGuests = mounts.filter((m) => m.host === null).map((m) => m.guest);
+    for (const p of preload) requireMemoryMount('--preload', p.to, memGuests);
+    for (const s of saves) requireMemoryMount('--save', s.from, memGuests);
+    if (preload.length && !hostFs) throw new SpindleError('BAD_OPTION', '--preload reads host files: it needs Node.js');
+    if (saves.length && !hostFs) throw new SpindleError('BAD_OPTION', '--save writes host files: it needs Node.js');
+
+    const memory = memGuests.length ? await openMemoryMounts(memGuests) : null;
+    for (const p of preload) memory!.importTar(p.to, hostFs!.readTree(p.from), `--preload ${p.from}`);
+
+    const table = SharedFdTable.create();
+    mounts.forEach((m, i) => {
+      if (m.host !== null) table.insertEntry(hostDirEntryFor(m.host, i, i + 1));
+      else table.insertEntry(memory!.preopenEntry(m.guest, i, i + 1));
+    });
+    return new ProgramFs({ table: table.buffer, mounts, memfs: memory?.init ?? null }, table, memory, saves, hostFs);
+  }
+
+  /**
+   * The end of the program: once `stopped` (every worker terminated) resolves, writes the --save
+   * tar files (each to a temporary name, then renamed: never a partial file) and closes the host
+   * fds the program left open. Awaited only when there is something to save.
+   */
+  async finish(stopped: Promise<unknown>): Promise<void> {
+    if (this.saves.length === 0) {
+      void stopped.then(() => this.closeHostFds());
+      return;
+    }
+    await stopped;
+    this.closeHostFds();
+    for (const s of this.saves) {
+      const tar = this.memory!.exportTar(s.from);
+      try {
+        this.hostFs!.writeFileAtomic(s.to, tar);
+      } catch (e) {
+        throw new SpindleError('BAD_OPTION', `--save ${s.from}::${s.to}: cannot write ${s.to} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+      }
+    }
+  }
+
+  private closeHostFds(): void {
+    for (const e of this.table.openEntries()) if (e.kind === HOST_FILE) this.hostFs?.closeOsFd(e.handle);
+  }
+}
+
+function checkGuest(flag: string, guest: string): string {
+  if (!guest.startsWith('/') || guest.split('/').some((c) => c === '..' || c === '.')) {
+    throw new SpindleError('BAD_OPTION', `${flag} ${guest}: give an absolute guest path without '.' or '..' (e.g. /tmp)`);
+  }
+  return guest.length > 1 ? guest.replace(/\/+$/, '') : guest;
+}
+
+function requireMemoryMount(flag: string, guest: string, memGuests: readonly string[]): void {
+  const inside = memGuests.some((m) => guest === m || guest.startsWith(m === '/' ? '/' : m + '/'));
+  if (!inside) {
+    throw new SpindleError('BAD_OPTION', `${flag}: ${guest} is not inside a memory mount; add --mount ${guest}=memory (mounts: ${memGuests.join(', ') || 'none'})`);
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The runtime's filesystem for one program, thread side: what a worker gets in its WorkerInit
+ * (`FsInit`: the shared fd table, the mounts in preopen order, the memory FS module's init) and
+ * how a thread turns it into the `FdTable` its WASI imports use.
+ *
+ * A program without any filesystem option has no FsInit and keeps the per-thread stdio table
+ * (fd-table.ts's LocalFdTable): no shared table, no cost.
+ *
+ * Layering: this file is platform-free (browsers too). Host directories need node:fs; they come
+ * in through the platform's `hostFs` (platform/node.ts), so a platform without one simply cannot
+ * mount host directories (program setup refuses them before any thread starts).
+ *
+ * Thread rules: `threadFdTable` is called once per thread (per ThreadFactory), on that thread.
+ */
+import type { WasiHost } from '../wasi/host.js';
+import type { Descriptor, FdTable } from '../wasi/fd-table.js';
+import { stdioDescriptors } from '../wasi/stdio.js';
+import { FILETYPE_DIRECTORY } from '../wasi/constants.js';
+import { HANDLE, HOST_DIR, HOST_FILE, MEMFS, SharedFdTable, STDERR, STDIN, STDOUT, type EntryInit, type EntryKinds } from './shared-fd-table.js';
+
+/** One preopened directory: a host directory (`host` set) or a memory mount (`host` null). */
+export interface MountSpec {
+  readonly guest: string;
+  readonly host: string | null;
+  readonly readOnly: boolean;
+}
+
+/** The memory FS's per-thread side, as runtime-fs uses it (memfs.ts implements it). */
+export interface MemFsThreadLike {
+  descriptor(memFd: number): Descriptor;
+}
+
+/** Everything a thread needs for the filesystem. Structured-cloneable. */
+export interface FsInit {
+  readonly table: SharedArrayBuffer;
+  readonly mounts: readonly MountSpec[];
+  /** The memory FS module's init (memfs.ts's MemFsInit), or null without memory mounts. */
+  readonly memfs: unknown;
+}
+
+/** What a platform supplies for host directories (Node: fs/host-kinds.ts). */
+export interface HostFsDriver {
+  file(table: SharedFdTable, fd: number, osFd: number): Descriptor;
+  dir(table: SharedFdTable, fd: number, mounts: readonly MountSpec[]): Descriptor;
+  closeOsFd(osFd: number): void;
+  /** The real path of a host directory to mount, or what is wrong with it. */
+  root(host: string): string | { error: string };
+  /** A .tar file's bytes, or a host directory packed as a tar stream (--preload). */
+  readTree(path: string): Uint8Array;
+  /** Writes `bytes` to `path` through a temporary file and a rename (--save). */
+  writeFileAtomic(path: string, bytes: Uint8Array): void;
+}
+
+/** What wasmtime 46 reports for a directory fd: its rights, and what files opened under it may get. */
+export const DIR_BASE = 0x7b7fe00n;
+export const DIR_INHERITING = 0xff7ffffn;
+
+/** The table entry of a host directory at host path `path`, under mount `mount`. */
+export function hostDirEntryFor(path: string, mount: number, preopen = 0): EntryInit {
+  return { kind: HOST_DIR, path, mount, preopen, filetype: FILETYPE_DIRECTORY, rightsBase: DIR_BASE, rightsInheriting: DIR_INHERITING };
+}
+
+/** Makes the memory FS's thread instance from its init (set by program setup when memfs exists). */
+export type MemFsThreadFactory = (init: unknown) => MemFsThreadLike;
+
+let memFsThreadFactory: MemFsThreadFactory | undefined;
+/** Registered by the module that loads memfs (fs/memory-mounts.ts), in every thread that needs it. */
+export function registerMemFsThread(f: MemFsThreadFactory): void {
+  memFsThreadFactory = f;
+}
+
+/** This thread's view of the program's shared fd table. */
+export function threadFdTable(init: FsInit, host: WasiHost, stdioTty: readonly boolean[], hostFs: HostFsDriver | undefined): FdTable {
+  const table = new SharedFdTable(init.table);
+  let stdio: Descriptor[] | undefined;
+  let mem: MemFsThreadLike | undefined;
+  const memThread = (): MemFsThreadLike => {
+    if (!mem) {
+      if (!memFsThreadFactory || init.memfs === null) throw new Error('spindle: a memory-FS fd without the memory FS module');
+      mem = memFsThreadFactory(init.memfs);
+    }
+    return mem;
+  };
+  const needHost = (): HostFsDriver => hostFs ?? (() => { throw new Error('spindle: a host fd on a platform without host directories'); })();
+  const kinds: EntryKinds = {
+    materialize(t, fd, kind) {
+      switch (kind) {
+        case STDIN: case STDOUT: case STDERR:
+          stdio ??= stdioDescriptors(host, stdioTty);
+          return stdio[kind - STDIN]!;
+        case HOST_FILE: return needHost().file(t, fd, t.field(fd, HANDLE));
+        case HOST_DIR: return needHost().dir(t, fd, init.mounts);
+        case MEMFS: return memThread().descriptor(t.field(fd, HANDLE));
+        default: throw new Error(`spindle: fd ${fd} has an unknown kind ${kind}`);
+      }
+    },
+    release(_t, kind, handle) {
+      if (kind === HOST_FILE) needHost().closeOsFd(handle);
+      else if (kind === MEMFS) memThread().descriptor(handle).close();
+    },
+  };
+  return table.bind(kinds);
+}

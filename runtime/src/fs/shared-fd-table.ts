@@ -1,0 +1,286 @@
+/**
+ * The fd table of a program with a filesystem: ONE table for all its threads, in a
+ * SharedArrayBuffer, so fds are per process as in POSIX and wasmtime: an fd opened on one thread
+ * is usable on every other, and a close or renumber is seen by all.
+ *
+ * What is shared: for each fd number an entry of ENTRY_WORDS Int32 words (kind, generation, a
+ * per-entry lock, the handle: a host OS fd or a memory-FS module fd, fdflags, filetype, rights,
+ * the file offset) and, for host directories, the directory's host path (Node has no openat, so
+ * a directory fd IS its path). What is per thread: the `Descriptor` objects, materialized from the
+ * entry on first use by the `EntryKinds` of that thread and cached with the entry's generation.
+ *
+ * Invariants:
+ *   - KIND == FREE  <=>  the fd number is not open. Entries change only under the table lock
+ *     (TABLE_LOCK); every change bumps GEN, so a cached descriptor is valid iff its GEN matches.
+ *   - An entry's resource (OS fd, module fd) is released exactly once, by the thread that closed
+ *     the WASI fd (or renumbered another fd over it), after the entry left the table.
+ *   - fds 0-2 are stdio (kinds STDIN/STDOUT/STDERR, served by each thread's own stdio
+ *     descriptors); preopens follow at 3, 4, ... in the order configured (wasmtime's numbering).
+ *
+ * Thread rules: any thread may call any method. The table lock is held for a few word copies,
+ * never across a host call; the entry lock (`withEntryLock`) serializes offset updates of one
+ * open file description (read/write/seek on the same fd from several threads).
+ */
+import { ERRNO_BADF, ERRNO_MFILE, ERRNO_NAMETOOLONG } from '../wasi/constants.js';
+import { fail } from '../wasi/errno.js';
+import type { Descriptor, FdTable } from '../wasi/fd-table.js';
+
+/** Most fds open at once (Linux's default soft limit); past it path_open fails with EMFILE. */
+export const MAX_FDS = 1024;
+/** Longest host path of a directory fd, in UTF-8 bytes (Linux's PATH_MAX). */
+export const MAX_PATH_BYTES = 4096;
+
+const HEADER_BYTES = 64;
+const TABLE_LOCK = 0; // header word
+export const ENTRY_WORDS = 16;
+const ENTRY_BYTES = ENTRY_WORDS * 4;
+
+/** Entry fields (word index within the entry). */
+export const KIND = 0;
+export const GEN = 1;
+const LOCK = 2;
+export const HANDLE = 3;
+export const FDFLAGS = 4;
+export const FILETYPE = 5;
+/** Preopen number + 1 for a preopened directory, else 0. */
+export const PREOPEN = 6;
+/** Index of the mount (preopen) the fd was opened under: read-only-ness, backend. */
+export const MOUNT = 7;
+const RIGHTS_BASE = 8; // BigInt64 at byte 32
+const RIGHTS_INHERITING = 10; // BigInt64 at byte 40
+const OFFSET = 12; // BigInt64 at byte 48
+const PATH_LEN = 14;
+/** Kind-specific flags (e.g. the OS fd was opened with O_APPEND). */
+export const AUX = 15;
+
+/** Entry kinds. A kind names the per-thread code that materializes it (`EntryKinds`). */
+export const FREE = 0;
+export const STDIN = 1;
+export const STDOUT = 2;
+export const STDERR = 3;
+export const HOST_FILE = 4;
+export const HOST_DIR = 5;
+export const MEMFS = 6;
+
+/** What a new entry holds (everything but KIND/GEN/LOCK). */
+export interface EntryInit {
+  kind: number;
+  handle?: number;
+  fdflags?: number;
+  filetype?: number;
+  preopen?: number;
+  mount?: number;
+  rightsBase?: bigint;
+  rightsInheriting?: bigint;
+  aux?: number;
+  path?: string;
+}
+
+/** A descriptor not yet in the table: `path_open`'s result, turned into an entry by `insert`. */
+export interface PendingEntry extends Descriptor {
+  readonly entry: EntryInit;
+}
+
+/** The per-thread side: makes descriptors of an entry, and releases an entry's resource. */
+export interface EntryKinds {
+  materialize(table: SharedFdTable, fd: number, kind: number): Descriptor;
+  release(table: SharedFdTable, kind: number, handle: number, aux: number): void;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export class SharedFdTable implements FdTable {
+  readonly words: Int32Array;
+  private readonly big: BigInt64Array;
+  private readonly bytes: Uint8Array;
+  private readonly pathBase: number;
+  private readonly cache: ({ gen: number; d: Descriptor } | undefined)[] = [];
+  private kinds: EntryKinds | undefined;
+
+  constructor(readonly buffer: SharedArrayBuffer) {
+    this.words = new Int32Array(buffer);
+    this.big = new BigInt64Array(buffer);
+    this.bytes = new Uint8Array(buffer);
+    this.pathBase = HEADER_BYTES + MAX_FDS * ENTRY_BYTES;
+  }
+
+  /** A new table with stdio at 0-2 (made on the thread that sets the program up). */
+  static create(): SharedFdTable {
+    // The path area is MAX_FDS * 4 KiB of virtual memory; only pages written are ever touched.
+    const t = new SharedFdTable(new SharedArrayBuffer(HEADER_BYTES + MAX_FDS * (ENTRY_BYTES + MAX_PATH_BYTES)));
+    t.insertEntry({ kind: STDIN });
+    t.insertEntry({ kind: STDOUT });
+    t.insertEntry({ kind: STDERR });
+    return t;
+  }
+
+  /** Sets this thread's materializer (once per thread, before the first `get`). */
+  bind(kinds: EntryKinds): this {
+    this.kinds = kinds;
+    return this;
+  }
+
+  // --- FdTable ---------------------------------------------------------------------------
+
+  get(fd: number): Descriptor {
+    const i = fd >>> 0;
+    if (i >= MAX_FDS) fail(ERRNO_BADF);
+    const base = this.at(i);
+    for (;;) {
+      const gen = Atomics.load(this.words, base + GEN);
+      const cached = this.cache[i];
+      if (cached && cached.gen === gen) return cached.d;
+      const kind = Atomics.load(this.words, base + KIND);
+      if (kind === FREE) fail(ERRNO_BADF);
+      const d = this.kinds!.materialize(this, i, kind);
+      // Seqlock-style: if the entry changed while we read it, read it again.
+      if (Atomics.load(this.words, base + GEN) !== gen) continue;
+      this.cache[i] = { gen, d };
+      return d;
+    }
+  }
+
+  insert(d: Descriptor): number {
+    const entry = (d as Partial<PendingEntry>).entry;
+    if (!entry) throw new Error('spindle: only descriptors opened by the runtime filesystem can enter the shared fd table');
+    try {
+      return this.insertEntry(entry);
+    } catch (e) {
+      this.kinds!.release(this, entry.kind, entry.handle ?? -1, entry.aux ?? 0);
+      throw e;
+    }
+  }
+
+  close(fd: number): void {
+    const i = fd >>> 0;
+    if (i >= MAX_FDS) fail(ERRNO_BADF);
+    this.lock();
+    const base = this.at(i);
+    const kind = this.words[base + KIND]!;
+    if (kind === FREE) { this.unlock(); fail(ERRNO_BADF); }
+    const handle = this.words[base + HANDLE]!, aux = this.words[base + AUX]!;
+    this.words[base + KIND] = FREE;
+    Atomics.add(this.words, base + GEN, 1);
+    this.unlock();
+    this.cache[i] = undefined;
+    this.kinds!.release(this, kind, handle, aux);
+  }
+
+  /** As wasmtime: both fds must be open; `to` is closed and `from` takes its number. */
+  renumber(from: number, to: number): void {
+    const f = from >>> 0, t = to >>> 0;
+    if (f >= MAX_FDS || t >= MAX_FDS) fail(ERRNO_BADF);
+    this.lock();
+    const fb = this.at(f), tb = this.at(t);
+    if (this.words[fb + KIND] === FREE || this.words[tb + KIND] === FREE) { this.unlock(); fail(ERRNO_BADF); }
+    if (f === t) { this.unlock(); return; }
+    const kind = this.words[tb + KIND]!, handle = this.words[tb + HANDLE]!, aux = this.words[tb + AUX]!;
+    for (let w = HANDLE; w < ENTRY_WORDS; w++) if (w !== LOCK) this.words[tb + w] = this.words[fb + w]!;
+    const len = this.words[fb + PATH_LEN]!;
+    this.bytes.copyWithin(this.pathAt(t), this.pathAt(f), this.pathAt(f) + len);
+    this.words[tb + KIND] = this.words[fb + KIND]!;
+    this.words[fb + KIND] = FREE;
+    Atomics.add(this.words, fb + GEN, 1);
+    Atomics.add(this.words, tb + GEN, 1);
+    this.unlock();
+    this.cache[f] = this.cache[t] = undefined;
+    this.kinds!.release(this, kind, handle, aux);
+  }
+
+  // --- entries -----------------------------------------------------------------------------
+
+  /** Opens `e` at the lowest free fd number (EMFILE when none is left). */
+  insertEntry(e: EntryInit): number {
+    const path = e.path === undefined ? undefined : encoder.encode(e.path);
+    if (path && path.length > MAX_PATH_BYTES) fail(ERRNO_NAMETOOLONG);
+    this.lock();
+    let i = 0;
+    while (i < MAX_FDS && this.words[this.at(i) + KIND] !== FREE) i++;
+    if (i === MAX_FDS) { this.unlock(); fail(ERRNO_MFILE); }
+    const base = this.at(i);
+    this.words[base + HANDLE] = e.handle ?? -1;
+    this.words[base + FDFLAGS] = e.fdflags ?? 0;
+    this.words[base + FILETYPE] = e.filetype ?? 0;
+    this.words[base + PREOPEN] = e.preopen ?? 0;
+    this.words[base + MOUNT] = e.mount ?? -1;
+    this.words[base + AUX] = e.aux ?? 0;
+    this.big[(base + RIGHTS_BASE) / 2] = BigInt.asIntN(64, e.rightsBase ?? 0n);
+    this.big[(base + RIGHTS_INHERITING) / 2] = BigInt.asIntN(64, e.rightsInheriting ?? 0n);
+    this.big[(base + OFFSET) / 2] = 0n;
+    this.words[base + PATH_LEN] = path?.length ?? 0;
+    if (path) this.bytes.set(path, this.pathAt(i));
+    this.words[base + KIND] = e.kind;
+    Atomics.add(this.words, base + GEN, 1);
+    this.unlock();
+    return i;
+  }
+
+  /** A field of an open entry (read without the lock: single words are atomic). */
+  field(fd: number, w: number): number {
+    return Atomics.load(this.words, this.at(fd) + w);
+  }
+  setField(fd: number, w: number, value: number): void {
+    Atomics.store(this.words, this.at(fd) + w, value);
+  }
+  rights(fd: number): { base: bigint; inheriting: bigint } {
+    const b = this.at(fd);
+    return {
+      base: BigInt.asUintN(64, this.big[(b + RIGHTS_BASE) / 2]!),
+      inheriting: BigInt.asUintN(64, this.big[(b + RIGHTS_INHERITING) / 2]!),
+    };
+  }
+  setRights(fd: number, base: bigint, inheriting: bigint): void {
+    const b = this.at(fd);
+    this.big[(b + RIGHTS_BASE) / 2] = BigInt.asIntN(64, base);
+    this.big[(b + RIGHTS_INHERITING) / 2] = BigInt.asIntN(64, inheriting);
+  }
+  /** The file offset; read and written only inside `withEntryLock`. */
+  offset(fd: number): bigint {
+    return this.big[(this.at(fd) + OFFSET) / 2]!;
+  }
+  setOffset(fd: number, offset: bigint): void {
+    this.big[(this.at(fd) + OFFSET) / 2] = offset;
+  }
+  /** The host path of a directory entry. */
+  path(fd: number): string {
+    const len = this.words[this.at(fd) + PATH_LEN]!;
+    // TextDecoder does not accept views of a SharedArrayBuffer: copy first.
+    return decoder.decode(this.bytes.slice(this.pathAt(fd), this.pathAt(fd) + len));
+  }
+
+  /** Runs `f` holding `fd`'s entry lock (waits, so never on a browser main thread). */
+  withEntryLock<T>(fd: number, f: () => T): T {
+    const w = this.at(fd) + LOCK;
+    while (Atomics.compareExchange(this.words, w, 0, 1) !== 0) Atomics.wait(this.words, w, 1, 1);
+    try {
+      return f();
+    } finally {
+      Atomics.store(this.words, w, 0);
+      Atomics.notify(this.words, w, 1);
+    }
+  }
+
+  /** Every open entry (for the end of the program: closing host fds). */
+  *openEntries(): Generator<{ fd: number; kind: number; handle: number; aux: number }> {
+    for (let i = 0; i < MAX_FDS; i++) {
+      const b = this.at(i);
+      const kind = Atomics.load(this.words, b + KIND);
+      if (kind !== FREE) yield { fd: i, kind, handle: this.words[b + HANDLE]!, aux: this.words[b + AUX]! };
+    }
+  }
+
+  private at(fd: number): number {
+    return (HEADER_BYTES >> 2) + fd * ENTRY_WORDS;
+  }
+  private pathAt(fd: number): number {
+    return this.pathBase + fd * MAX_PATH_BYTES;
+  }
+  // Held for a few word copies, never across a call that can block or throw: spinning is fine.
+  private lock(): void {
+    while (Atomics.compareExchange(this.words, TABLE_LOCK, 0, 1) !== 0) { /* spin */ }
+  }
+  private unlock(): void {
+    Atomics.store(this.words, TABLE_LOCK, 0);
+  }
+}
