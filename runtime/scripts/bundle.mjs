@@ -3,7 +3,10 @@
 //   dist/node-worker.js  the pool worker for Node, one file (dist/worker.js stays for browsers)
 // Loading one file instead of ~30 modules saves ~30 ms per process and per worker. The bundles
 // find the Node worker through __SPINDLE_NODE_WORKER__ (see src/platform/node.ts).
+// Also copies the memory-FS module (build/fs-module/spindle-fs.wasm, from tools/build-fs-module.sh)
+// to dist/spindle-fs.wasm, where src/fs/memfs.ts finds it (__SPINDLE_FS_WASM__ in the bundles).
 import { build } from 'esbuild';
+import { copyFileSync, existsSync } from 'node:fs';
 
 const common = {
   bundle: true,
@@ -11,9 +14,16 @@ const common = {
   format: 'esm',
   target: 'node20',
   logLevel: 'warning',
-  define: { __SPINDLE_NODE_WORKER__: '"./node-worker.js"' },
+  define: { __SPINDLE_NODE_WORKER__: '"./node-worker.js"', __SPINDLE_FS_WASM__: '"./spindle-fs.wasm"' },
   // cli.ts's shebang line is kept by esbuild.
 };
 
 await build({ ...common, entryPoints: ['dist/cli.js'], outfile: 'dist/cli.js', allowOverwrite: true });
 await build({ ...common, entryPoints: ['dist/worker.js'], outfile: 'dist/node-worker.js' });
+
+const fsModule = new URL('../../build/fs-module/spindle-fs.wasm', import.meta.url);
+if (existsSync(fsModule)) {
+  copyFileSync(fsModule, new URL('../dist/spindle-fs.wasm', import.meta.url));
+} else {
+  console.warn('bundle: build/fs-module/spindle-fs.wasm is missing: memory mounts will not work; run `bash tools/build-fs-module.sh`');
+}

@@ -6,6 +6,7 @@
 //! in place (`mem.rs`). Every function returns a WASI errno and never traps on bad input.
 
 use crate::fds::{guest, route, Route};
+#[cfg(not(spindle_fs_module))]
 use crate::host;
 use crate::mem::{self, put_u32, put_u64, with_ciovs, with_iovs};
 use crate::state::fs;
@@ -22,7 +23,7 @@ pub(crate) fn ret(r: Result<(), Errno>) -> i32 {
 
 /// The WASI value of `e` (spindle-fs's discriminants are witx's values).
 #[inline]
-pub(crate) fn errno(e: Errno) -> i32 {
+pub fn errno(e: Errno) -> i32 {
     e.raw() as i32
 }
 
@@ -31,14 +32,21 @@ pub(crate) fn errno(e: Errno) -> i32 {
 /// # Safety
 /// WASI contract: `iovs` and `out` are the program's buffers.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_read(fd: i32, iovs: i32, n: i32, out: i32) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_read(
+    fd: i32,
+    iovs: i32,
+    n: i32,
+    out: i32,
+) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_read(fd, iovs, n, out) },
         // SAFETY: the program lends iovs/out for the call; `out` is checked before the read moves
         // the offset.
-        Route::Spindle(f) => ret(mem::check(out, 4)
-            .and_then(|_| unsafe { with_iovs(iovs, n, |b| fs().fd_read(f, b)).and_then(|k| put_u32(out, k as u32)) })),
+        Route::Spindle(f) => ret(mem::check(out, 4).and_then(|_| unsafe {
+            with_iovs(iovs, n, |b| fs().fd_read(f, b)).and_then(|k| put_u32(out, k as u32))
+        })),
     }
 }
 
@@ -47,8 +55,14 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_read(fd: i32, iovs
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_write(fd: i32, iovs: i32, n: i32, out: i32) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_write(
+    fd: i32,
+    iovs: i32,
+    n: i32,
+    out: i32,
+) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_write(fd, iovs, n, out) },
         // SAFETY: the program lends iovs/out for the call; `out` is checked before anything is
@@ -72,12 +86,14 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_pread(
     out: i32,
 ) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_pread(fd, iovs, n, off, out) },
         // SAFETY: the program lends iovs/out for the call.
-        Route::Spindle(f) => {
-            ret(unsafe { with_iovs(iovs, n, |b| fs().fd_pread(f, b, off as u64)).and_then(|k| put_u32(out, k as u32)) })
-        }
+        Route::Spindle(f) => ret(unsafe {
+            with_iovs(iovs, n, |b| fs().fd_pread(f, b, off as u64))
+                .and_then(|k| put_u32(out, k as u32))
+        }),
     }
 }
 
@@ -94,11 +110,13 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_pwrite(
     out: i32,
 ) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_pwrite(fd, iovs, n, off, out) },
         // SAFETY: the program lends iovs/out for the call.
         Route::Spindle(f) => ret(mem::check(out, 4).and_then(|_| unsafe {
-            with_ciovs(iovs, n, |b| fs().fd_pwrite(f, b, off as u64)).and_then(|k| put_u32(out, k as u32))
+            with_ciovs(iovs, n, |b| fs().fd_pwrite(f, b, off as u64))
+                .and_then(|k| put_u32(out, k as u32))
         })),
     }
 }
@@ -108,12 +126,20 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_pwrite(
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_seek(fd: i32, off: i64, whence: i32, out: i32) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_seek(
+    fd: i32,
+    off: i64,
+    whence: i32,
+    out: i32,
+) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_seek(fd, off, whence, out) },
         Route::Spindle(f) => ret((|| {
-            let w = Whence::from_raw(whence as u8).filter(|_| whence as u32 <= 2).ok_or(Errno::Inval)?;
+            let w = Whence::from_raw(whence as u8)
+                .filter(|_| whence as u32 <= 2)
+                .ok_or(Errno::Inval)?;
             mem::check(out, 8)?;
             let pos = fs().fd_seek(f, off, w)?;
             // SAFETY: the program's out-pointer.
@@ -129,6 +155,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_seek(fd: i32, off:
 #[no_mangle]
 pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_tell(fd: i32, out: i32) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_tell(fd, out) },
         // SAFETY: the program's out-pointer.
@@ -143,6 +170,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_tell(fd: i32, out:
 #[no_mangle]
 pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_close(fd: i32) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_close(fd) },
         Route::Spindle(f) => ret(fs().fd_close(f)),
@@ -156,6 +184,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_close(fd: i32) -> 
 #[no_mangle]
 pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_sync(fd: i32) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_sync(fd) },
         Route::Spindle(f) => ret(fs().fd_sync(f)),
@@ -169,6 +198,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_sync(fd: i32) -> i
 #[no_mangle]
 pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_datasync(fd: i32) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_datasync(fd) },
         Route::Spindle(f) => ret(fs().fd_datasync(f)),
@@ -182,10 +212,13 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_datasync(fd: i32) 
 #[no_mangle]
 pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_fdstat_get(fd: i32, out: i32) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_fdstat_get(fd, out) },
         // SAFETY: the program's out-pointer.
-        Route::Spindle(f) => ret(fs().fd_fdstat_get(f).and_then(|s| unsafe { mem::put(out, mem::fdstat(&s)) })),
+        Route::Spindle(f) => ret(fs()
+            .fd_fdstat_get(f)
+            .and_then(|s| unsafe { mem::put(out, mem::fdstat(&s)) })),
     }
 }
 
@@ -194,8 +227,12 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_fdstat_get(fd: i32
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_fdstat_set_flags(fd: i32, flags: i32) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_fdstat_set_flags(
+    fd: i32,
+    flags: i32,
+) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_fdstat_set_flags(fd, flags) },
         Route::Spindle(f) => ret(fs().fd_fdstat_set_flags(f, flags as u16)),
@@ -207,8 +244,13 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_fdstat_set_flags(f
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_fdstat_set_rights(fd: i32, base: i64, inh: i64) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_fdstat_set_rights(
+    fd: i32,
+    base: i64,
+    inh: i64,
+) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_fdstat_set_rights(fd, base, inh) },
         Route::Spindle(f) => ret(fs().fd_fdstat_set_rights(f, base as u64, inh as u64)),
@@ -220,12 +262,18 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_fdstat_set_rights(
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_filestat_get(fd: i32, out: i32) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_filestat_get(
+    fd: i32,
+    out: i32,
+) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_filestat_get(fd, out) },
         // SAFETY: the program's out-pointer.
-        Route::Spindle(f) => ret(fs().fd_filestat_get(f).and_then(|s| unsafe { mem::put(out, mem::filestat(&s)) })),
+        Route::Spindle(f) => ret(fs()
+            .fd_filestat_get(f)
+            .and_then(|s| unsafe { mem::put(out, mem::filestat(&s)) })),
     }
 }
 
@@ -234,8 +282,12 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_filestat_get(fd: i
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_filestat_set_size(fd: i32, size: i64) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_filestat_set_size(
+    fd: i32,
+    size: i64,
+) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_filestat_set_size(fd, size) },
         Route::Spindle(f) => ret(fs().fd_filestat_set_size(f, size as u64)),
@@ -254,9 +306,12 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_filestat_set_times
     flags: i32,
 ) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_filestat_set_times(fd, atim, mtim, flags) },
-        Route::Spindle(f) => ret(fs().fd_filestat_set_times(f, atim as u64, mtim as u64, flags as u16)),
+        Route::Spindle(f) => {
+            ret(fs().fd_filestat_set_times(f, atim as u64, mtim as u64, flags as u16))
+        }
     }
 }
 
@@ -273,6 +328,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_readdir(
     out: i32,
 ) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_readdir(fd, buf, len, cookie, out) },
         Route::Spindle(f) => ret((|| {
@@ -292,9 +348,11 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_readdir(
 #[no_mangle]
 pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_renumber(fd: i32, to: i32) -> i32 {
     match (route(fd), route(to)) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         (Route::Host, Route::Host) => unsafe { host::fd_renumber(fd, to) },
         (Route::Spindle(a), Route::Spindle(b)) => ret(fs().fd_renumber(a, b)),
+        #[cfg(not(spindle_fs_module))]
         _ => errno(Errno::Badf),
     }
 }
@@ -304,8 +362,13 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_renumber(fd: i32, 
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_allocate(fd: i32, off: i64, len: i64) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_allocate(
+    fd: i32,
+    off: i64,
+    len: i64,
+) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_allocate(fd, off, len) },
         Route::Spindle(f) => ret(fs().fd_allocate(f, off as u64, len as u64)),
@@ -317,8 +380,14 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_allocate(fd: i32, 
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_advise(fd: i32, off: i64, len: i64, advice: i32) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_advise(
+    fd: i32,
+    off: i64,
+    len: i64,
+    advice: i32,
+) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_advise(fd, off, len, advice) },
         Route::Spindle(f) => ret(fs().fd_advise(f, off as u64, len as u64, advice as u8)),
@@ -330,8 +399,12 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_advise(fd: i32, of
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_prestat_get(fd: i32, out: i32) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_prestat_get(
+    fd: i32,
+    out: i32,
+) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_prestat_get(fd, out) },
         Route::Spindle(f) => ret(fs().fd_prestat_get(f).and_then(|p| {
@@ -348,12 +421,19 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_prestat_get(fd: i3
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_prestat_dir_name(fd: i32, buf: i32, len: i32) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_prestat_dir_name(
+    fd: i32,
+    buf: i32,
+    len: i32,
+) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_prestat_dir_name(fd, buf, len) },
         // SAFETY: the program lends buf for the call.
-        Route::Spindle(f) => ret(unsafe { mem::bytes_mut(buf, len) }.and_then(|b| fs().fd_prestat_dir_name(f, b))),
+        Route::Spindle(f) => {
+            ret(unsafe { mem::bytes_mut(buf, len) }.and_then(|b| fs().fd_prestat_dir_name(f, b)))
+        }
     }
 }
 

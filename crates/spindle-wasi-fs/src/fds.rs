@@ -13,6 +13,10 @@
 //! Calls that name two fds (`path_rename`, `path_link`) across the two worlds answer EXDEV
 //! (they are different devices); `fd_renumber` across them answers EBADF (a number of one world
 //! cannot be given to the other; wasi-libc only renumbers within one).
+//!
+//! **Module build** (`--cfg spindle_fs_module`, crates/spindle-fs-module): there is no host world;
+//! the module's callers (the runtime) keep their own fd table and hand spindle-fs's fd numbers in
+//! unchanged, so every fd routes to spindle as itself and `Route::Host` does not exist.
 
 // Only the wasm32 build routes calls; natively the scheme is compiled for its unit test.
 #![cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
@@ -25,11 +29,13 @@ pub const FD_BASE: u32 = 1 << 30;
 /// Where a guest fd lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Route {
+    #[cfg(not(spindle_fs_module))]
     Host,
     Spindle(Fd),
 }
 
 /// Classifies a guest fd.
+#[cfg(not(spindle_fs_module))]
 #[inline(always)]
 pub(crate) fn route(fd: i32) -> Route {
     let fd = fd as u32;
@@ -41,12 +47,27 @@ pub(crate) fn route(fd: i32) -> Route {
 }
 
 /// The guest number of spindle-fs's fd `n`.
+#[cfg(not(spindle_fs_module))]
 #[inline(always)]
 pub(crate) fn guest(n: Fd) -> i32 {
     (FD_BASE + n) as i32
 }
 
-#[cfg(test)]
+/// Module build: every fd is spindle-fs's own number.
+#[cfg(spindle_fs_module)]
+#[inline(always)]
+pub(crate) fn route(fd: i32) -> Route {
+    Route::Spindle(fd as u32)
+}
+
+/// Module build: spindle-fs's numbers are the caller's.
+#[cfg(spindle_fs_module)]
+#[inline(always)]
+pub(crate) fn guest(n: Fd) -> i32 {
+    n as i32
+}
+
+#[cfg(all(test, not(spindle_fs_module)))]
 mod tests {
     use super::*;
 

@@ -24,8 +24,15 @@
 //! (crate `spindle-wasi-fs-c`). Check the result with `spindle check prog.wasm`.
 //!
 //! Layout: `host` (the real imports), `fds` (the fd scheme), `mem` (program pointers), `state`
-//! (the global Fs, mounts, preopens), `fd_calls`, `path_calls`, `poll` (the interposed calls).
-//! On targets other than wasm32 only the fd scheme compiles (for unit tests).
+//! (the global Fs and its clock), `preopens` (start-up mounts, registration with wasi-libc),
+//! `fd_calls`, `path_calls`, `poll` (the interposed calls). On targets other than wasm32 only
+//! the fd scheme compiles (for unit tests).
+//!
+//! **Module build** (`RUSTFLAGS=--cfg spindle_fs_module`, used only by crates/spindle-fs-module):
+//! the same `fd_calls`/`path_calls` become the exports of a standalone filesystem module that
+//! the runtime instantiates in every worker. There is no host world then: every fd is
+//! spindle-fs's own number, `host`, `preopens` and `poll` are not compiled, the module imports
+//! only its clock (`spindle_fs.now`), and its host creates the mounts.
 
 #![no_std]
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -35,18 +42,27 @@ extern crate alloc;
 #[cfg(target_arch = "wasm32")]
 mod fd_calls;
 pub mod fds;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(spindle_fs_module)))]
 mod host;
+/// Pointer checks and struct encoding (public for crates/spindle-fs-module).
 #[cfg(target_arch = "wasm32")]
-mod mem;
+#[doc(hidden)]
+pub mod mem;
 #[cfg(target_arch = "wasm32")]
 mod path_calls;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(spindle_fs_module)))]
 mod poll;
+#[cfg(all(target_arch = "wasm32", not(spindle_fs_module)))]
+mod preopens;
 #[cfg(target_arch = "wasm32")]
 mod state;
 
+/// The WASI errno value of `e` (module build: its host reads these).
+#[cfg(target_arch = "wasm32")]
+pub use fd_calls::errno;
 pub use fds::FD_BASE;
+#[cfg(all(target_arch = "wasm32", not(spindle_fs_module)))]
+pub use preopens::{mount, spindle_fs_mount, spindle_fs_set_can_wait};
 pub use spindle_fs::set_can_wait;
 #[cfg(target_arch = "wasm32")]
-pub use state::{fs, mount, spindle_fs_mount, spindle_fs_set_can_wait};
+pub use state::fs;

@@ -16,7 +16,7 @@ fn memory_len() -> usize {
 
 /// EFAULT unless `[ptr, ptr+len)` lies in linear memory.
 #[inline]
-pub(crate) fn check(ptr: i32, len: usize) -> Result<(), Errno> {
+pub fn check(ptr: i32, len: usize) -> Result<(), Errno> {
     let end = (ptr as u32 as usize).checked_add(len).ok_or(Errno::Fault)?;
     if end > memory_len() {
         return Err(Errno::Fault);
@@ -29,10 +29,12 @@ pub(crate) fn check(ptr: i32, len: usize) -> Result<(), Errno> {
 /// # Safety
 /// The caller (the program) owns the range for the duration of the call, as WASI requires.
 #[inline]
-pub(crate) unsafe fn bytes<'a>(ptr: i32, len: i32) -> Result<&'a [u8], Errno> {
+pub unsafe fn bytes<'a>(ptr: i32, len: i32) -> Result<&'a [u8], Errno> {
     check(ptr, len as u32 as usize)?;
     // SAFETY: in bounds (checked); the caller lends the range for the call.
-    Ok(unsafe { core::slice::from_raw_parts(ptr as u32 as usize as *const u8, len as u32 as usize) })
+    Ok(unsafe {
+        core::slice::from_raw_parts(ptr as u32 as usize as *const u8, len as u32 as usize)
+    })
 }
 
 /// The writable bytes at `[ptr, ptr+len)`.
@@ -40,10 +42,12 @@ pub(crate) unsafe fn bytes<'a>(ptr: i32, len: i32) -> Result<&'a [u8], Errno> {
 /// # Safety
 /// As [`bytes`], and no other live reference covers the range.
 #[inline]
-pub(crate) unsafe fn bytes_mut<'a>(ptr: i32, len: i32) -> Result<&'a mut [u8], Errno> {
+pub unsafe fn bytes_mut<'a>(ptr: i32, len: i32) -> Result<&'a mut [u8], Errno> {
     check(ptr, len as u32 as usize)?;
     // SAFETY: in bounds (checked); the caller lends the range exclusively for the call.
-    Ok(unsafe { core::slice::from_raw_parts_mut(ptr as u32 as usize as *mut u8, len as u32 as usize) })
+    Ok(unsafe {
+        core::slice::from_raw_parts_mut(ptr as u32 as usize as *mut u8, len as u32 as usize)
+    })
 }
 
 /// Writes `v` at `ptr`.
@@ -51,7 +55,7 @@ pub(crate) unsafe fn bytes_mut<'a>(ptr: i32, len: i32) -> Result<&'a mut [u8], E
 /// # Safety
 /// The program passed `ptr` as an out-parameter of this size.
 #[inline]
-pub(crate) unsafe fn put<const N: usize>(ptr: i32, v: [u8; N]) -> Result<(), Errno> {
+pub unsafe fn put<const N: usize>(ptr: i32, v: [u8; N]) -> Result<(), Errno> {
     // SAFETY: forwarded contract.
     unsafe { bytes_mut(ptr, N as i32)? }.copy_from_slice(&v);
     Ok(())
@@ -62,7 +66,7 @@ pub(crate) unsafe fn put<const N: usize>(ptr: i32, v: [u8; N]) -> Result<(), Err
 /// # Safety
 /// As [`put`].
 #[inline]
-pub(crate) unsafe fn put_u32(ptr: i32, v: u32) -> Result<(), Errno> {
+pub unsafe fn put_u32(ptr: i32, v: u32) -> Result<(), Errno> {
     // SAFETY: forwarded contract.
     unsafe { put(ptr, v.to_le_bytes()) }
 }
@@ -72,13 +76,13 @@ pub(crate) unsafe fn put_u32(ptr: i32, v: u32) -> Result<(), Errno> {
 /// # Safety
 /// As [`put`].
 #[inline]
-pub(crate) unsafe fn put_u64(ptr: i32, v: u64) -> Result<(), Errno> {
+pub unsafe fn put_u64(ptr: i32, v: u64) -> Result<(), Errno> {
     // SAFETY: forwarded contract.
     unsafe { put(ptr, v.to_le_bytes()) }
 }
 
 /// Encodes a `filestat` (64 bytes).
-pub(crate) fn filestat(s: &Filestat) -> [u8; 64] {
+pub fn filestat(s: &Filestat) -> [u8; 64] {
     let mut b = [0u8; 64];
     b[0..8].copy_from_slice(&s.dev.to_le_bytes());
     b[8..16].copy_from_slice(&s.ino.to_le_bytes());
@@ -92,7 +96,7 @@ pub(crate) fn filestat(s: &Filestat) -> [u8; 64] {
 }
 
 /// Encodes an `fdstat` (24 bytes).
-pub(crate) fn fdstat(s: &Fdstat) -> [u8; 24] {
+pub fn fdstat(s: &Fdstat) -> [u8; 24] {
     let mut b = [0u8; 24];
     b[0] = s.filetype as u8;
     b[2..4].copy_from_slice(&s.flags.to_le_bytes());
@@ -113,7 +117,10 @@ unsafe fn iovec(iovs: i32, i: usize) -> (i32, i32) {
     let p = (iovs as u32 as usize + i * 8) as *const [u8; 8];
     // SAFETY: in bounds per the caller; unaligned read because the guest may misalign it.
     let e = unsafe { p.read_unaligned() };
-    (i32::from_le_bytes([e[0], e[1], e[2], e[3]]), i32::from_le_bytes([e[4], e[5], e[6], e[7]]))
+    (
+        i32::from_le_bytes([e[0], e[1], e[2], e[3]]),
+        i32::from_le_bytes([e[4], e[5], e[6], e[7]]),
+    )
 }
 
 /// Calls `f` with the program's `ciovec` array as byte slices.
@@ -121,7 +128,7 @@ unsafe fn iovec(iovs: i32, i: usize) -> (i32, i32) {
 /// # Safety
 /// The program lends the buffers for the call.
 #[inline]
-pub(crate) unsafe fn with_ciovs<R>(
+pub unsafe fn with_ciovs<R>(
     iovs: i32,
     n: i32,
     f: impl FnOnce(&[IoSlice<'_>]) -> Result<R, Errno>,
@@ -154,7 +161,7 @@ pub(crate) unsafe fn with_ciovs<R>(
 /// The program lends the buffers for the call; overlapping iovecs are the program's bug (as
 /// with `readv`), they alias only bytes the program owns.
 #[inline]
-pub(crate) unsafe fn with_iovs<R>(
+pub unsafe fn with_iovs<R>(
     iovs: i32,
     n: i32,
     f: impl FnOnce(&mut [IoSliceMut<'_>]) -> Result<R, Errno>,

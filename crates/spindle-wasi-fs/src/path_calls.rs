@@ -3,11 +3,15 @@
 //! never lead from one world into the other because spindle-fs confines resolution to its
 //! directory fd. Calls with two directory fds in different worlds answer EXDEV.
 
-use crate::fd_calls::{errno, guest_fd, ret};
+#[cfg(not(spindle_fs_module))]
+use crate::fd_calls::errno;
+use crate::fd_calls::{guest_fd, ret};
 use crate::fds::{route, Route};
+#[cfg(not(spindle_fs_module))]
 use crate::host;
 use crate::mem::{self, bytes, bytes_mut, put_u32};
 use crate::state::fs;
+#[cfg(not(spindle_fs_module))]
 use spindle_fs::Errno;
 
 /// `path_open`.
@@ -28,14 +32,26 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_open(
     out: i32,
 ) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
-        Route::Host => unsafe { host::path_open(fd, dirflags, path, len, oflags, base, inheriting, fdflags, out) },
+        Route::Host => unsafe {
+            host::path_open(
+                fd, dirflags, path, len, oflags, base, inheriting, fdflags, out,
+            )
+        },
         Route::Spindle(d) => ret((|| {
             // SAFETY: the program lends path for the call.
             let p = unsafe { bytes(path, len)? };
             mem::check(out, 4)?;
-            let n =
-                fs().path_open(d, dirflags as u32, p, oflags as u16, base as u64, inheriting as u64, fdflags as u16)?;
+            let n = fs().path_open(
+                d,
+                dirflags as u32,
+                p,
+                oflags as u16,
+                base as u64,
+                inheriting as u64,
+                fdflags as u16,
+            )?;
             // SAFETY: checked out-pointer.
             unsafe { put_u32(out, guest_fd(n)) }
         })()),
@@ -47,12 +63,19 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_open(
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_create_directory(fd: i32, path: i32, len: i32) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_create_directory(
+    fd: i32,
+    path: i32,
+    len: i32,
+) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::path_create_directory(fd, path, len) },
         // SAFETY: the program lends path for the call.
-        Route::Spindle(d) => ret(unsafe { bytes(path, len) }.and_then(|p| fs().path_create_directory(d, p))),
+        Route::Spindle(d) => {
+            ret(unsafe { bytes(path, len) }.and_then(|p| fs().path_create_directory(d, p)))
+        }
     }
 }
 
@@ -61,12 +84,19 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_create_directory
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_remove_directory(fd: i32, path: i32, len: i32) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_remove_directory(
+    fd: i32,
+    path: i32,
+    len: i32,
+) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::path_remove_directory(fd, path, len) },
         // SAFETY: the program lends path for the call.
-        Route::Spindle(d) => ret(unsafe { bytes(path, len) }.and_then(|p| fs().path_remove_directory(d, p))),
+        Route::Spindle(d) => {
+            ret(unsafe { bytes(path, len) }.and_then(|p| fs().path_remove_directory(d, p)))
+        }
     }
 }
 
@@ -75,12 +105,19 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_remove_directory
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_unlink_file(fd: i32, path: i32, len: i32) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_unlink_file(
+    fd: i32,
+    path: i32,
+    len: i32,
+) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::path_unlink_file(fd, path, len) },
         // SAFETY: the program lends path for the call.
-        Route::Spindle(d) => ret(unsafe { bytes(path, len) }.and_then(|p| fs().path_unlink_file(d, p))),
+        Route::Spindle(d) => {
+            ret(unsafe { bytes(path, len) }.and_then(|p| fs().path_unlink_file(d, p)))
+        }
     }
 }
 
@@ -98,6 +135,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_rename(
     nl: i32,
 ) -> i32 {
     match (route(fd), route(nfd)) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         (Route::Host, Route::Host) => unsafe { host::path_rename(fd, op, ol, nfd, np, nl) },
         (Route::Spindle(a), Route::Spindle(b)) => ret((|| {
@@ -105,6 +143,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_rename(
             let (o, n) = unsafe { (bytes(op, ol)?, bytes(np, nl)?) };
             fs().path_rename(a, o, b, n)
         })()),
+        #[cfg(not(spindle_fs_module))]
         _ => errno(Errno::Xdev),
     }
 }
@@ -124,6 +163,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_link(
     nl: i32,
 ) -> i32 {
     match (route(ofd), route(nfd)) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         (Route::Host, Route::Host) => unsafe { host::path_link(ofd, flags, op, ol, nfd, np, nl) },
         (Route::Spindle(a), Route::Spindle(b)) => ret((|| {
@@ -131,6 +171,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_link(
             let (o, n) = unsafe { (bytes(op, ol)?, bytes(np, nl)?) };
             fs().path_link(a, flags as u32, o, b, n)
         })()),
+        #[cfg(not(spindle_fs_module))]
         _ => errno(Errno::Xdev),
     }
 }
@@ -148,6 +189,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_symlink(
     nl: i32,
 ) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::path_symlink(op, ol, fd, np, nl) },
         Route::Spindle(d) => ret((|| {
@@ -172,6 +214,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_readlink(
     out: i32,
 ) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::path_readlink(fd, path, len, buf, buf_len, out) },
         Route::Spindle(d) => ret((|| {
@@ -197,6 +240,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_filestat_get(
     out: i32,
 ) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::path_filestat_get(fd, flags, path, len, out) },
         Route::Spindle(d) => ret((|| {
@@ -224,10 +268,14 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_filestat_set_tim
     fst: i32,
 ) -> i32 {
     match route(fd) {
+        #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
-        Route::Host => unsafe { host::path_filestat_set_times(fd, flags, path, len, atim, mtim, fst) },
+        Route::Host => unsafe {
+            host::path_filestat_set_times(fd, flags, path, len, atim, mtim, fst)
+        },
         // SAFETY: the program lends path for the call.
-        Route::Spindle(d) => ret(unsafe { bytes(path, len) }
-            .and_then(|p| fs().path_filestat_set_times(d, flags as u32, p, atim as u64, mtim as u64, fst as u16))),
+        Route::Spindle(d) => ret(unsafe { bytes(path, len) }.and_then(|p| {
+            fs().path_filestat_set_times(d, flags as u32, p, atim as u64, mtim as u64, fst as u16)
+        })),
     }
 }

@@ -44,7 +44,11 @@ fn spindle_event(userdata: &[u8], tag: u8, f: spindle_fs::Fd) -> [u8; EVENT] {
     match fs().fd_filestat_get(f) {
         Err(err) => e[8..10].copy_from_slice(&(crate::fd_calls::errno(err) as u16).to_le_bytes()),
         Ok(st) => {
-            let nbytes = if tag == TAG_FD_READ { st.size.saturating_sub(fs().fd_tell(f).unwrap_or(0)) } else { 0 };
+            let nbytes = if tag == TAG_FD_READ {
+                st.size.saturating_sub(fs().fd_tell(f).unwrap_or(0))
+            } else {
+                0
+            };
             e[16..24].copy_from_slice(&nbytes.to_le_bytes());
         }
     }
@@ -82,7 +86,11 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_poll_oneoff(
         for s in sub_bytes.chunks_exact(SUB) {
             match spindle_fd(s) {
                 Some((tag, f)) => {
-                    ev[written * EVENT..(written + 1) * EVENT].copy_from_slice(&spindle_event(&s[0..8], tag, f));
+                    ev[written * EVENT..(written + 1) * EVENT].copy_from_slice(&spindle_event(
+                        &s[0..8],
+                        tag,
+                        f,
+                    ));
                     written += 1;
                 }
                 None => host_subs.extend_from_slice(s),

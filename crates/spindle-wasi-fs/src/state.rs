@@ -1,37 +1,24 @@
-//! The one process-wide [`Fs`], its lazy initialisation, and the preopens it adds.
+//! The one process-wide [`Fs`] and its lazy initialisation.
 //!
-//! **Initialisation** happens once, on the first interposed call that needs spindle or in the
-//! constructor below, whichever comes first; concurrent callers spin until it is done (it runs
-//! on the main thread in `_start` before threads exist, so nobody really waits). It:
-//! 1. reads `SPINDLE_FS_MOUNTS` with the host's real `environ_get` (comma-separated guest
-//!    paths; unset means the default `/tmp`; empty means none);
-//! 2. lists the host's preopens with the real `fd_prestat_get`/`fd_prestat_dir_name`;
-//! 3. creates a memory mount and a spindle preopen for every requested path, except that the
-//!    DEFAULT `/tmp` is skipped when the host already preopens `/tmp` (the host's directory
-//!    wins then); a path named explicitly in `SPINDLE_FS_MOUNTS` is always mounted and shadows
-//!    a host preopen of the same name.
+//! **Initialisation** happens once, on the first call that needs the filesystem (or the
+//! interposition build's constructor, `preopens.rs`), whichever comes first; concurrent callers
+//! spin until it is done (in a program it runs on the main thread in `_start` before threads
+//! exist, so nobody really waits). It creates the `Fs` with the clock below and, in the
+//! interposition build, mounts the start-up memory directories (`preopens::mount_initial`). The
+//! module build (crates/spindle-fs-module) starts with no mount: its host creates them.
 //!
-//! **Preopens.** wasi-libc discovers preopens by calling `fd_prestat_get(3, 4, ...)` until the
-//! first EBADF, so it can only find consecutive fds; spindle's live at `FD_BASE + n` and a number
-//! right after the host's could later be handed out by the host itself. So spindle's preopens
-//! are instead announced with wasi-libc's public `__wasilibc_register_preopened_fd` from a
-//! constructor (priority 101, before ordinary C/C++ constructors), after wasi-libc has read the
-//! host's. Later registrations take precedence for the same prefix, which is what makes an
-//! explicit mount shadow a host directory. `fd_prestat_get(FD_BASE + n)` also answers for them,
-//! for code that probes fds itself.
+//! **Clock** for timestamps: the host's WASI realtime clock (interposition build), or the
+//! module's `spindle_fs.now` import, wall-clock nanoseconds as an integral f64 (module build: a
+//! BigInt result would cost an allocation per call on the JS side).
 //!
 //! Thread rules: `STATE` goes 0 -> 1 (initialising) -> 2 (ready) once; `FS` is written only
 //! between 0 -> 1 and 1 -> 2 by the thread that won the 0 -> 1 race, and read only after seeing
-//! 2 with Acquire. The list of preopens to register is behind a spindle-fs-independent spin lock
-//! (it is touched only at start-up and by `spindle_fs_mount`).
+//! 2 with Acquire.
 
-use crate::fds::guest;
-use crate::host;
-use alloc::vec::Vec;
 use core::cell::UnsafeCell;
 use core::mem::MaybeUninit;
-use core::sync::atomic::{AtomicBool, AtomicU32, Ordering::*};
-use spindle_fs::{Errno, Fs};
+use core::sync::atomic::{AtomicU32, Ordering::*};
+use spindle_fs::Fs;
 
 const UNINIT: u32 = 0;
 const BUSY: u32 = 1;
@@ -59,26 +46,15 @@ pub fn fs() -> &'static Fs {
 #[cold]
 #[inline(never)]
 fn init_slow() {
-    if STATE.compare_exchange(UNINIT, BUSY, Acquire, Acquire).is_ok() {
+    if STATE
+        .compare_exchange(UNINIT, BUSY, Acquire, Acquire)
+        .is_ok()
+    {
         let fs = Fs::new(now);
-        let mounts = mounts_from_env();
-        let host = host_preopens();
-        let mut list = Vec::new();
-        for (path, explicit) in mounts {
-            if !explicit && host.iter().any(|h| same_path(h, &path)) {
-                continue;
-            }
-            match mount_into(&fs, &path) {
-                Ok(fd) => list.push((guest(fd), path)),
-                Err(e) => warn_mount(&path, e),
-            }
-        }
+        #[cfg(not(spindle_fs_module))]
+        crate::preopens::mount_initial(&fs);
         // SAFETY: we own the BUSY state; nobody reads FS before READY.
         unsafe { (*FS.0.get()).write(fs) };
-        pending_lock();
-        // SAFETY: under the pending lock.
-        unsafe { (*PENDING.0.get()).extend(list) };
-        pending_unlock();
         STATE.store(READY, Release);
         return;
     }
@@ -87,39 +63,12 @@ fn init_slow() {
     }
 }
 
-/// Mounts a memory directory at `path` (if it is not one yet) and preopens it.
-fn mount_into(fs: &Fs, path: &[u8]) -> Result<spindle_fs::Fd, Errno> {
-    match fs.mount_memory(path, false) {
-        Ok(()) | Err(Errno::Exist) => {}
-        Err(e) => return Err(e),
-    }
-    fs.preopen(path)
-}
-
-/// Tells the user (host stderr) that a requested mount was refused, and why.
-#[cold]
-fn warn_mount(path: &[u8], e: Errno) {
-    let mut msg = Vec::new();
-    msg.extend_from_slice(b"spindle-fs: SPINDLE_FS_MOUNTS: cannot mount '");
-    msg.extend_from_slice(path);
-    msg.extend_from_slice(b"' (WASI errno ");
-    let n = crate::fd_calls::errno(e);
-    if n >= 10 {
-        msg.push(b'0' + (n / 10) as u8);
-    }
-    msg.push(b'0' + (n % 10) as u8);
-    msg.extend_from_slice(b"); give absolute paths without '.' or '..', separated by commas\n");
-    let iov = [msg.as_ptr() as u32, msg.len() as u32];
-    let mut written = 0u32;
-    // SAFETY: one valid ciovec and out-pointer for the call.
-    unsafe { host::fd_write(2, iov.as_ptr() as i32, 1, &mut written as *mut u32 as i32) };
-}
-
 /// The clock for timestamps: the host's realtime clock.
+#[cfg(not(spindle_fs_module))]
 fn now() -> u64 {
     let mut t = 0u64;
     // SAFETY: `t` is a valid out-pointer for the call.
-    let e = unsafe { host::clock_time_get(0, 1000, &mut t as *mut u64 as i32) };
+    let e = unsafe { crate::host::clock_time_get(0, 1000, &mut t as *mut u64 as i32) };
     if e == 0 {
         t
     } else {
@@ -127,178 +76,17 @@ fn now() -> u64 {
     }
 }
 
-/// Requested mounts: (path, named explicitly).
-fn mounts_from_env() -> Vec<(Vec<u8>, bool)> {
-    match env_var(b"SPINDLE_FS_MOUNTS") {
-        None => alloc::vec![(b"/tmp".to_vec(), false)],
-        Some(v) => v.split(|&c| c == b',').filter(|p| !p.is_empty()).map(|p| (p.to_vec(), true)).collect(),
-    }
-}
-
-/// One variable of the host environment, read with the real `environ_get`.
-fn env_var(name: &[u8]) -> Option<Vec<u8>> {
-    let (mut count, mut size) = (0u32, 0u32);
-    // SAFETY: valid out-pointers.
-    if unsafe { host::environ_sizes_get(&mut count as *mut u32 as i32, &mut size as *mut u32 as i32) } != 0 {
-        return None;
-    }
-    let mut ptrs = alloc::vec![0u32; count as usize];
-    let mut buf = alloc::vec![0u8; size as usize];
-    // SAFETY: buffers of the sizes the host asked for.
-    if unsafe { host::environ_get(ptrs.as_mut_ptr() as i32, buf.as_mut_ptr() as i32) } != 0 {
-        return None;
-    }
-    buf.split(|&c| c == 0).find_map(|kv| {
-        let rest = kv.strip_prefix(name)?;
-        rest.strip_prefix(b"=").map(|v| v.to_vec())
-    })
-}
-
-/// The guest names of the host's preopens (fd 3 up to the first EBADF).
-fn host_preopens() -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    for fd in 3..crate::fds::FD_BASE as i32 {
-        let mut pre = [0u32; 2];
-        // SAFETY: 8-byte out-pointer for a prestat.
-        if unsafe { host::fd_prestat_get(fd, pre.as_mut_ptr() as i32) } != 0 {
-            break;
-        }
-        if pre[0] & 0xff != 0 {
-            continue;
-        }
-        let mut name = alloc::vec![0u8; pre[1] as usize];
-        // SAFETY: buffer of the advertised length.
-        if unsafe { host::fd_prestat_dir_name(fd, name.as_mut_ptr() as i32, pre[1] as i32) } == 0 {
-            out.push(name);
-        }
-    }
-    out
-}
-
-/// Compares two preopen names as wasi-libc does (leading `/` and `./`, trailing `/` ignored).
-fn same_path(a: &[u8], b: &[u8]) -> bool {
-    fn norm(mut p: &[u8]) -> &[u8] {
-        loop {
-            if let [b'/', r @ ..] = p {
-                p = r;
-            } else if let [b'.', b'/', r @ ..] = p {
-                p = r;
-            } else {
-                break;
-            }
-        }
-        while let [r @ .., b'/'] = p {
-            p = r;
-        }
-        if p == b"." {
-            b""
-        } else {
-            p
-        }
-    }
-    norm(a) == norm(b)
-}
-
-// ---- registration with wasi-libc --------------------------------------------------------
-
-struct Pending(UnsafeCell<Vec<(i32, Vec<u8>)>>);
-// SAFETY: only touched under PENDING_LOCK.
-unsafe impl Sync for Pending {}
-static PENDING: Pending = Pending(UnsafeCell::new(Vec::new()));
-static PENDING_LOCK: AtomicBool = AtomicBool::new(false);
-
-fn pending_lock() {
-    while PENDING_LOCK.compare_exchange_weak(false, true, Acquire, Relaxed).is_err() {
-        core::hint::spin_loop();
-    }
-}
-
-fn pending_unlock() {
-    PENDING_LOCK.store(false, Release);
-}
-
+#[cfg(spindle_fs_module)]
+#[link(wasm_import_module = "spindle_fs")]
 extern "C" {
-    /// wasi-libc (`wasi/libc.h`): adds `fd` as the preopen for `prefix` (copied).
-    fn __wasilibc_register_preopened_fd(fd: i32, prefix: *const u8) -> i32;
+    /// Wall-clock nanoseconds since the Unix epoch, an integral f64 (the module's host).
+    #[link_name = "now"]
+    fn host_now() -> f64;
 }
 
-/// Hands every not-yet-registered spindle preopen to wasi-libc's preopen table.
-fn register_pending() -> i32 {
-    pending_lock();
-    // SAFETY: under the pending lock.
-    let list = core::mem::take(unsafe { &mut *PENDING.0.get() });
-    pending_unlock();
-    let mut rc = 0;
-    for (fd, mut path) in list {
-        path.push(0);
-        // SAFETY: a NUL-terminated string that outlives the call (wasi-libc copies it).
-        if unsafe { __wasilibc_register_preopened_fd(fd, path.as_ptr()) } != 0 {
-            rc = crate::fd_calls::errno(Errno::Nomem);
-        }
-    }
-    rc
-}
-
-/// The constructor: initialise and announce the preopens before `main` and before ordinary
-/// constructors (priority 101: the first one free for programs).
-extern "C" fn init_ctor() {
-    fs();
-    register_pending();
-}
-
-#[used]
-#[link_section = ".init_array.00101"]
-static INIT_CTOR: extern "C" fn() = init_ctor;
-
-/// C API (`spindle-fs.h`): mounts an empty memory directory at `path` (absolute, e.g. "/data")
-/// and makes it a preopen, so `open("/data/x", ...)` works from now on. Returns 0 or an errno
-/// value (EEXIST if `path` is already a spindle preopen... or exists as a directory in spindle).
-///
-/// # Safety
-/// `path` is a NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn spindle_fs_mount(path: *const u8) -> i32 {
-    if path.is_null() {
-        return crate::fd_calls::errno(Errno::Fault);
-    }
-    // SAFETY: NUL-terminated per the contract.
-    let p = unsafe { core::ffi::CStr::from_ptr(path as *const core::ffi::c_char) }.to_bytes();
-    mount(p).map_or_else(crate::fd_calls::errno, |_| 0)
-}
-
-/// Rust API: mounts an empty memory directory at `path` and registers it as a preopen with
-/// wasi-libc (so std::fs finds it). Returns the spindle fd of the preopen.
-pub fn mount(path: &[u8]) -> Result<i32, Errno> {
-    let fs = fs();
-    fs.mount_memory(path, false)?;
-    let fd = guest(fs.preopen(path)?);
-    pending_lock();
-    // SAFETY: under the pending lock.
-    unsafe { (*PENDING.0.get()).push((fd, path.to_vec())) };
-    pending_unlock();
-    match register_pending() {
-        0 => Ok(fd),
-        _ => Err(Errno::Nomem),
-    }
-}
-
-/// The C hook of [`spindle_fs_set_can_wait`] (0: none).
-static C_CAN_WAIT: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
-
-fn c_can_wait() -> bool {
-    let h = C_CAN_WAIT.load(Relaxed);
-    if h == 0 {
-        return true;
-    }
-    // SAFETY: only `spindle_fs_set_can_wait` stores a non-zero value, an `extern "C" fn() -> i32`.
-    let f: extern "C" fn() -> i32 = unsafe { core::mem::transmute::<usize, extern "C" fn() -> i32>(h) };
-    f() != 0
-}
-
-/// C API (`spindle-fs.h`): `hook()` returns non-zero if the calling thread may block in
-/// `memory.atomic.wait32` (a browser main thread may not; it then spins). NULL: every thread may.
-#[no_mangle]
-pub extern "C" fn spindle_fs_set_can_wait(hook: Option<extern "C" fn() -> i32>) {
-    C_CAN_WAIT.store(hook.map_or(0, |f| f as usize), Relaxed);
-    spindle_fs::set_can_wait(c_can_wait);
+/// The clock for timestamps: the module host's realtime clock.
+#[cfg(spindle_fs_module)]
+fn now() -> u64 {
+    // SAFETY: the import has no preconditions; `as` saturates a bad value into range.
+    unsafe { host_now() as u64 }
 }

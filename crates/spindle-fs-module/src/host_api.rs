@@ -1,0 +1,110 @@
+//! What the host needs besides the WASI calls: memory mounts, tar snapshots, and buffers for
+//! arguments larger than the per-thread scratch area. Pointers are into this module's memory;
+//! every export returns a WASI errno (0 = success) unless said otherwise.
+
+extern crate alloc;
+
+use alloc::vec::Vec;
+use spindle_fs::{Errno, Fd};
+use spindle_wasi_fs::mem::{bytes, check, put_u32};
+use spindle_wasi_fs::{errno, fs};
+
+fn ret(r: Result<(), Errno>) -> i32 {
+    r.map_or_else(errno, |()| 0)
+}
+
+/// Mounts an empty memory directory at the guest path `[path, path+len)` (absolute, e.g.
+/// "/tmp"; `readonly` != 0: every write is EROFS) and preopens it; the preopen's fd goes to
+/// `*out_fd`. EEXIST if something is mounted there already.
+///
+/// # Safety
+/// The host lends the buffers for the call.
+#[no_mangle]
+pub unsafe extern "C" fn spindle_fs_mount(path: i32, len: i32, readonly: i32, out_fd: i32) -> i32 {
+    ret((|| {
+        // SAFETY: lent by the host.
+        let p = unsafe { bytes(path, len)? };
+        check(out_fd, 4)?;
+        let fs = fs();
+        fs.mount_memory(p, readonly != 0)?;
+        let fd = fs.preopen(p)?;
+        // SAFETY: checked out-pointer.
+        unsafe { put_u32(out_fd, fd) }
+    })())
+}
+
+/// Imports the tar stream `[tar, tar+tar_len)` into the directory `path` relative to `dirfd`
+/// (created if missing); the number of entries goes to `*out_count`. The host validates the
+/// stream's structure first (memfs-tar.ts), so an error here is about the filesystem (EROFS,
+/// ENOTCAPABLE, ENOTDIR, ...).
+///
+/// # Safety
+/// The host lends the buffers for the call.
+#[no_mangle]
+pub unsafe extern "C" fn spindle_fs_tar_import(
+    dirfd: i32,
+    path: i32,
+    len: i32,
+    tar: i32,
+    tar_len: i32,
+    out_count: i32,
+) -> i32 {
+    ret((|| {
+        // SAFETY: lent by the host.
+        let (p, t) = unsafe { (bytes(path, len)?, bytes(tar, tar_len)?) };
+        check(out_count, 4)?;
+        let n = fs().tar_import(dirfd as Fd, p, t)?;
+        // SAFETY: checked out-pointer.
+        unsafe { put_u32(out_count, n as u32) }
+    })())
+}
+
+/// Exports the subtree at `path` relative to `dirfd` as a tar stream in a fresh buffer, whose
+/// address and length go to `out[0]` and `out[1]`; the host copies it and frees it with
+/// [`spindle_fs_free`].
+///
+/// # Safety
+/// The host lends the buffers for the call.
+#[no_mangle]
+pub unsafe extern "C" fn spindle_fs_tar_export(dirfd: i32, path: i32, len: i32, out: i32) -> i32 {
+    ret((|| {
+        // SAFETY: lent by the host.
+        let p = unsafe { bytes(path, len)? };
+        check(out, 8)?;
+        let mut tar: Vec<u8> = Vec::new();
+        fs().tar_export(dirfd as Fd, p, &mut |chunk| {
+            tar.try_reserve(chunk.len()).map_err(|_| Errno::Nomem)?;
+            tar.extend_from_slice(chunk);
+            Ok(())
+        })?;
+        let buf = spindle_fs_alloc(tar.len() as i32);
+        if buf == 0 {
+            return Err(Errno::Nomem);
+        }
+        // SAFETY: a fresh block of tar.len() bytes; out was checked.
+        unsafe {
+            core::ptr::copy_nonoverlapping(tar.as_ptr(), buf as usize as *mut u8, tar.len());
+            put_u32(out, buf as u32)?;
+            put_u32(out + 4, tar.len() as u32)
+        }
+    })())
+}
+
+/// A block of `size` bytes (16-aligned) for the host, or 0 when out of memory. Not an errno.
+#[no_mangle]
+pub extern "C" fn spindle_fs_alloc(size: i32) -> i32 {
+    // SAFETY: plain allocation; freed by `spindle_fs_free`.
+    unsafe {
+        spindle_alloc::alloc(size as u32 as usize, spindle_alloc::MIN_ALIGNMENT) as usize as i32
+    }
+}
+
+/// Frees a block from [`spindle_fs_alloc`] or [`spindle_fs_tar_export`] (0: nothing).
+///
+/// # Safety
+/// `ptr` is 0 or such a block, freed once.
+#[no_mangle]
+pub unsafe extern "C" fn spindle_fs_free(ptr: i32) {
+    // SAFETY: per the contract.
+    unsafe { spindle_alloc::free(ptr as u32 as usize as *mut u8) }
+}

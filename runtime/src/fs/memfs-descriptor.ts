@@ -1,0 +1,317 @@
+/**
+ * A memory-FS fd as a `Descriptor` (and, for directories, its `Directory`): every method copies
+ * its arguments into this thread's scratch area, calls the module on this thread and reads the
+ * result back. The object holds only (thread instance, module fd): the offset, fdflags, rights and
+ * readdir state live in the module's shared memory, so the same module fd materialized on any
+ * thread is the same open file description.
+ *
+ * Semantics are the module's (spindle-fs, which follows wasmtime's preview1 answers); this file
+ * adds none, except EXDEV for link/rename to a directory outside this memory FS.
+ *
+ * Results returned as `Uint8Array` (`read`, `pread`, `readdir`, `readlink`) are VIEWS into this
+ * thread's scratch area when they fit it: valid until the next memory-FS call on this thread.
+ * The WASI layer (wasi/fd-io.ts, wasi/path.ts) copies them into guest memory at once. Larger
+ * results are fresh copies.
+ */
+import { ERRNO_XDEV } from '../wasi/constants.js';
+import { check, fail } from '../wasi/errno.js';
+import type { Descriptor, Directory, Fdstat, Filestat } from '../wasi/fd-table.js';
+import { DATA, IOV, OUT, type ModuleThread } from './memfs-thread.js';
+
+/** A memory-FS descriptor: any `Descriptor`, plus its module fd (what the shared fd table stores). */
+export interface MemFsDescriptor extends Descriptor {
+  readonly memFd: number;
+}
+
+export class ModuleFd implements MemFsDescriptor {
+  private prestat: Uint8Array | null | undefined;
+  private dir: ModuleDir | undefined;
+
+  constructor(readonly t: ModuleThread, readonly memFd: number) {}
+
+  // ---- fd state ------------------------------------------------------------------------------
+
+  fdstat(): Fdstat {
+    const t = this.t;
+    check(t.c.fd_fdstat_get(this.memFd, t.at(OUT)));
+    return {
+      filetype: t.u8[OUT]!,
+      flags: t.u8[OUT + 2]! | (t.u8[OUT + 3]! << 8),
+      rightsBase: t.u64[OUT / 8 + 1]!,
+      rightsInheriting: t.u64[OUT / 8 + 2]!,
+    };
+  }
+
+  setFdflags(flags: number): void {
+    check(this.t.c.fd_fdstat_set_flags(this.memFd, flags));
+  }
+
+  setRights(base: bigint, inheriting: bigint): void {
+    check(this.t.c.fd_fdstat_set_rights(this.memFd, base, inheriting));
+  }
+
+  filestat(): Filestat {
+    check(this.t.c.fd_filestat_get(this.memFd, this.t.at(OUT)));
+    return readFilestat(this.t);
+  }
+
+  setSize(size: bigint): void {
+    check(this.t.c.fd_filestat_set_size(this.memFd, size));
+  }
+
+  setTimes(atim: bigint, mtim: bigint, fstflags: number): void {
+    check(this.t.c.fd_filestat_set_times(this.memFd, atim, mtim, fstflags));
+  }
+
+  advise(offset: bigint, len: bigint, advice: number): void {
+    check(this.t.c.fd_advise(this.memFd, offset, len, advice));
+  }
+
+  allocate(offset: bigint, len: bigint): void {
+    check(this.t.c.fd_allocate(this.memFd, offset, len));
+  }
+
+  datasync(): void {
+    check(this.t.c.fd_datasync(this.memFd));
+  }
+
+  sync(): void {
+    check(this.t.c.fd_sync(this.memFd));
+  }
+
+  // ---- data ----------------------------------------------------------------------------------
+
+  read(max: number): Uint8Array {
+    const t = this.t;
+    if (max <= t.cap) {
+      setIov(t, t.at(DATA), max);
+      check(t.c.fd_read(this.memFd, t.at(IOV), 1, t.at(OUT)));
+      return t.u8.subarray(DATA, DATA + t.u32[OUT / 4]!);
+    }
+    return t.withBlock(max, (p, view) => {
+      setIov(t, p, max);
+      check(t.c.fd_read(this.memFd, t.at(IOV), 1, t.at(OUT)));
+      return view.slice(0, t.u32[OUT / 4]!);
+    });
+  }
+
+  pread(max: number, offset: bigint): Uint8Array {
+    const t = this.t;
+    if (max <= t.cap) {
+      setIov(t, t.at(DATA), max);
+      check(t.c.fd_pread(this.memFd, t.at(IOV), 1, offset, t.at(OUT)));
+      return t.u8.subarray(DATA, DATA + t.u32[OUT / 4]!);
+    }
+    return t.withBlock(max, (p, view) => {
+      setIov(t, p, max);
+      check(t.c.fd_pread(this.memFd, t.at(IOV), 1, offset, t.at(OUT)));
+      return view.slice(0, t.u32[OUT / 4]!);
+    });
+  }
+
+  write(bytes: Uint8Array): number {
+    const t = this.t;
+    const n = bytes.length;
+    if (n <= t.cap) {
+      t.u8.set(bytes, DATA);
+      setIov(t, t.at(DATA), n);
+      check(t.c.fd_write(this.memFd, t.at(IOV), 1, t.at(OUT)));
+      return t.u32[OUT / 4]!;
+    }
+    return t.withBlock(n, (p, view) => {
+      view.set(bytes);
+      setIov(t, p, n);
+      check(t.c.fd_write(this.memFd, t.at(IOV), 1, t.at(OUT)));
+      return t.u32[OUT / 4]!;
+    });
+  }
+
+  pwrite(bytes: Uint8Array, offset: bigint): number {
+    const t = this.t;
+    const n = bytes.length;
+    if (n <= t.cap) {
+      t.u8.set(bytes, DATA);
+      setIov(t, t.at(DATA), n);
+      check(t.c.fd_pwrite(this.memFd, t.at(IOV), 1, offset, t.at(OUT)));
+      return t.u32[OUT / 4]!;
+    }
+    return t.withBlock(n, (p, view) => {
+      view.set(bytes);
+      setIov(t, p, n);
+      check(t.c.fd_pwrite(this.memFd, t.at(IOV), 1, offset, t.at(OUT)));
+      return t.u32[OUT / 4]!;
+    });
+  }
+
+  seek(delta: bigint, whence: number): bigint {
+    check(this.t.c.fd_seek(this.memFd, delta, whence, this.t.at(OUT)));
+    return this.t.u64[OUT / 8]!;
+  }
+
+  tell(): bigint {
+    check(this.t.c.fd_tell(this.memFd, this.t.at(OUT)));
+    return this.t.u64[OUT / 8]!;
+  }
+
+  readdir(cookie: bigint, max: number): Uint8Array {
+    const t = this.t;
+    if (max <= t.cap) {
+      check(t.c.fd_readdir(this.memFd, t.at(DATA), max, cookie, t.at(OUT)));
+      return t.u8.subarray(DATA, DATA + t.u32[OUT / 4]!);
+    }
+    return t.withBlock(max, (p, view) => {
+      check(t.c.fd_readdir(this.memFd, p, max, cookie, t.at(OUT)));
+      return view.slice(0, t.u32[OUT / 4]!);
+    });
+  }
+
+  // ---- kind ----------------------------------------------------------------------------------
+
+  prestatName(): Uint8Array | undefined {
+    if (this.prestat === undefined) {
+      const t = this.t;
+      if (t.c.fd_prestat_get(this.memFd, t.at(OUT)) !== 0) {
+        this.prestat = null;
+      } else {
+        const len = t.u32[OUT / 4 + 1]!;
+        t.withBlock(len, (p, view) => {
+          check(t.c.fd_prestat_dir_name(this.memFd, p, len));
+          this.prestat = view.slice();
+        });
+      }
+    }
+    return this.prestat ?? undefined;
+  }
+
+  /** Path calls go to the module, which answers ENOTDIR for a file (as Linux's openat does). */
+  asDirectory(): Directory {
+    return (this.dir ??= new ModuleDir(this));
+  }
+
+  /** Memory files never block. */
+  readReady(): boolean {
+    return true;
+  }
+
+  writeReady(): boolean {
+    return true;
+  }
+
+  close(): void {
+    check(this.t.c.fd_close(this.memFd));
+  }
+}
+
+/** The path calls relative to a memory-FS directory fd (`ModuleFd.asDirectory()`). */
+class ModuleDir implements Directory {
+  constructor(readonly fd: ModuleFd) {}
+
+  createDirectory(path: string): void {
+    const t = this.fd.t;
+    const n = t.putString(path, DATA);
+    check(t.c.path_create_directory(this.fd.memFd, t.at(DATA), n));
+  }
+
+  filestat(lookupflags: number, path: string): Filestat {
+    const t = this.fd.t;
+    const n = t.putString(path, DATA);
+    check(t.c.path_filestat_get(this.fd.memFd, lookupflags, t.at(DATA), n, t.at(OUT)));
+    return readFilestat(t);
+  }
+
+  setTimes(lookupflags: number, path: string, atim: bigint, mtim: bigint, fstflags: number): void {
+    const t = this.fd.t;
+    const n = t.putString(path, DATA);
+    check(t.c.path_filestat_set_times(this.fd.memFd, lookupflags, t.at(DATA), n, atim, mtim, fstflags));
+  }
+
+  link(srcLookupflags: number, srcPath: string, target: Directory, targetPath: string): void {
+    const dst = this.sameFs(target);
+    const t = this.fd.t;
+    const [a, an, b, bn] = putTwo(t, srcPath, targetPath);
+    check(t.c.path_link(this.fd.memFd, srcLookupflags, a, an, dst.memFd, b, bn));
+  }
+
+  open(
+    lookupflags: number,
+    path: string,
+    oflags: number,
+    rightsBase: bigint,
+    rightsInheriting: bigint,
+    fdflags: number,
+  ): MemFsDescriptor {
+    const t = this.fd.t;
+    const n = t.putString(path, DATA);
+    check(t.c.path_open(this.fd.memFd, lookupflags, t.at(DATA), n, oflags, rightsBase, rightsInheriting, fdflags, t.at(OUT)));
+    return new ModuleFd(t, t.u32[OUT / 4]!);
+  }
+
+  readlink(path: string): Uint8Array {
+    const t = this.fd.t;
+    const n = t.putString(path, DATA);
+    const buf = DATA + n;
+    const room = t.u8.length - buf;
+    check(t.c.path_readlink(this.fd.memFd, t.at(DATA), n, t.at(buf), room, t.at(OUT)));
+    return t.u8.subarray(buf, buf + t.u32[OUT / 4]!);
+  }
+
+  removeDirectory(path: string): void {
+    const t = this.fd.t;
+    const n = t.putString(path, DATA);
+    check(t.c.path_remove_directory(this.fd.memFd, t.at(DATA), n));
+  }
+
+  rename(srcPath: string, target: Directory, dstPath: string): void {
+    const dst = this.sameFs(target);
+    const t = this.fd.t;
+    const [a, an, b, bn] = putTwo(t, srcPath, dstPath);
+    check(t.c.path_rename(this.fd.memFd, a, an, dst.memFd, b, bn));
+  }
+
+  symlink(oldPath: string, newPath: string): void {
+    const t = this.fd.t;
+    const [a, an, b, bn] = putTwo(t, oldPath, newPath);
+    check(t.c.path_symlink(a, an, this.fd.memFd, b, bn));
+  }
+
+  unlinkFile(path: string): void {
+    const t = this.fd.t;
+    const n = t.putString(path, DATA);
+    check(t.c.path_unlink_file(this.fd.memFd, t.at(DATA), n));
+  }
+
+  /** `target` as a directory of this same memory FS, or EXDEV (another device). */
+  private sameFs(target: Directory): ModuleFd {
+    if (target instanceof ModuleDir && target.fd.t === this.fd.t) return target.fd;
+    return fail(ERRNO_XDEV);
+  }
+}
+
+/** Writes two paths one after the other into the scratch data; their addresses and lengths. */
+function putTwo(t: ModuleThread, a: string, b: string): [number, number, number, number] {
+  const an = t.putString(a, DATA);
+  const bOff = DATA + an;
+  const bn = t.putString(b, bOff);
+  return [t.at(DATA), an, t.at(bOff), bn];
+}
+
+function setIov(t: ModuleThread, ptr: number, len: number): void {
+  t.u32[IOV / 4] = ptr;
+  t.u32[IOV / 4 + 1] = len;
+}
+
+/** The filestat the module wrote at OUT (witx layout: u64 words but filetype, a byte at 16). */
+function readFilestat(t: ModuleThread): Filestat {
+  const w = t.u64;
+  const o = OUT / 8;
+  return {
+    dev: w[o]!,
+    ino: w[o + 1]!,
+    filetype: t.u8[OUT + 16]!,
+    nlink: w[o + 3]!,
+    size: w[o + 4]!,
+    atim: w[o + 5]!,
+    mtim: w[o + 6]!,
+    ctim: w[o + 7]!,
+  };
+}
