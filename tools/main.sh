@@ -8,6 +8,9 @@ cd "$repo"
 "$repo/tools/setup.sh"
 step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 
+step "build: memory-FS module (tools/build-fs-module.sh)"
+bash tools/build-fs-module.sh >/dev/null
+
 step "build: runtime and guest programs"
 (cd runtime && npm run --silent build)
 bash tests/guests/build.sh

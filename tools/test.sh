@@ -6,6 +6,9 @@ cd "$repo"
 "$repo/tools/setup.sh"
 step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 
+step "build: memory-FS module (tools/build-fs-module.sh)"
+bash tools/build-fs-module.sh >/dev/null
+
 step "build: runtime (TypeScript)"
 (cd runtime && npm run --silent build)
 
