@@ -14,7 +14,7 @@ export type SpindleErrorCode =
   | 'NO_THREAD_START'   // spawns threads but does not export wasi_thread_start
   | 'NO_START'          // no _start export
   | 'BAD_OPTION'        // an invalid option or CLI flag
-  | 'BAD_TAR'           // a --preload tar is corrupt (nothing was imported, the program did not start)
+  | 'BAD_TAR'           // a --preload tar is corrupt (nothing imported, program not started) or a --save tar cannot be written
   | 'NOT_ISOLATED'      // browser page is not cross-origin isolated
   | 'WORKER_FAILED';    // a worker could not be started
 
