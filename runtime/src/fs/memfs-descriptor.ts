@@ -16,6 +16,7 @@
 import { ERRNO_XDEV } from '../wasi/constants.js';
 import { check, fail } from '../wasi/errno.js';
 import type { Descriptor, Directory, Fdstat, Filestat } from '../wasi/fd-table.js';
+import type { GuestMemory, IoVecs } from '../wasi/guest-memory.js';
 import { DATA, IOV, OUT, type ModuleThread } from './memfs-thread.js';
 
 /** A memory-FS descriptor: any `Descriptor`, plus its module fd (what the shared fd table stores). */
@@ -124,6 +125,20 @@ export class ModuleFd implements MemFsDescriptor {
       check(t.c.fd_write(this.memFd, t.at(IOV), 1, t.at(OUT)));
       return t.u32[OUT / 4]!;
     });
+  }
+
+  /** `write` straight from the guest's iovecs (no gathered copy): see fd-table.ts. */
+  writeFrom(mem: GuestMemory, iovs: IoVecs): number {
+    const t = this.t;
+    if (iovs.total > t.cap) return this.write(mem.gather(iovs));
+    let at = DATA;
+    for (let i = 0; i < iovs.ptrs.length; i++) {
+      t.u8.set(mem.view(iovs.ptrs[i]!, iovs.lens[i]!), at);
+      at += iovs.lens[i]!;
+    }
+    setIov(t, t.at(DATA), iovs.total);
+    check(t.c.fd_write(this.memFd, t.at(IOV), 1, t.at(OUT)));
+    return t.u32[OUT / 4]!;
   }
 
   pwrite(bytes: Uint8Array, offset: bigint): number {

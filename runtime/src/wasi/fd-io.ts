@@ -50,7 +50,7 @@ export function fdIoFunctions(mem: GuestMemory, fds: FdTable) {
       const d = fds.get(fd);
       const iovs = mem.iovecs(iovsPtr, iovsLen);
       mem.range(nwrittenPtr, 4);
-      const n = d.write(mem.gather(iovs));
+      const n = d.writeFrom ? d.writeFrom(mem, iovs) : d.write(mem.gather(iovs));
       mem.setU32(nwrittenPtr, n);
       return ERRNO_SUCCESS;
     },

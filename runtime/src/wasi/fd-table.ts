@@ -19,6 +19,7 @@
  */
 import { ERRNO_BADF } from './constants.js';
 import { fail } from './errno.js';
+import type { GuestMemory, IoVecs } from './guest-memory.js';
 
 /** fdstat in host terms. */
 export interface Fdstat {
@@ -62,6 +63,12 @@ export interface Descriptor {
   /** Writes `bytes` (a private copy the descriptor may keep); returns how many were written. */
   write(bytes: Uint8Array): number;
   pwrite(bytes: Uint8Array, offset: bigint): number;
+  /**
+   * Optional fast path of `write` for descriptors that copy the bytes anyway (the memory FS):
+   * writes the bytes named by `iovs` (already validated) straight from guest memory, with no
+   * gathered copy. Same result and errors as `write(mem.gather(iovs))`.
+   */
+  writeFrom?(mem: GuestMemory, iovs: IoVecs): number;
   /** New offset. `whence` is a valid WHENCE_*. */
   seek(delta: bigint, whence: number): bigint;
   tell(): bigint;
