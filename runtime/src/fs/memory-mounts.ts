@@ -1,18 +1,35 @@
 /**
- * Memory mounts (--mount GUEST=memory) on the memory-FS module (memfs.ts, spindle-fs built as its
- * own wasm module with its own shared memory): created on the thread that sets the program up,
- * instantiated in every thread from its init. The only file that knows memfs.ts.
+ * Memory mounts (--mount GUEST=memory) on the memory-FS module (memfs.ts: spindle-fs built as its
+ * own wasm module with its own shared memory), setup side: created on the thread that sets the
+ * program up, before any program thread exists; each thread joins through `memFsThread(init)`
+ * (runtime-fs.ts). Also the tar import (--preload) and export (--save) of a mount's subtree.
  */
 import { SpindleError } from '../errors.js';
-import type { EntryInit } from './shared-fd-table.js';
+import { MemFs } from './memfs.js';
+import { MEMFS, type EntryInit } from './shared-fd-table.js';
 
 export interface MemoryMounts {
   readonly init: unknown;
+  /** The table entry of the mount at `guest`, preopen number `preopen` (1-based). */
   preopenEntry(guest: string, mount: number, preopen: number): EntryInit;
+  /** Imports a tar stream into `guestDir`; a corrupt tar is a SpindleError (BAD_TAR), nothing changes. */
   importTar(guestDir: string, tar: Uint8Array, what: string): void;
   exportTar(guestDir: string): Uint8Array;
 }
 
-export async function openMemoryMounts(_guests: readonly string[]): Promise<MemoryMounts> {
-  throw new SpindleError('BAD_OPTION', 'memory mounts (--mount GUEST=memory, --preload, --save) are not available yet: the memory-FS module (runtime/src/fs/memfs.ts) is not in this build');
+export async function openMemoryMounts(guests: readonly string[]): Promise<MemoryMounts> {
+  const fs = await MemFs.create({ mounts: guests });
+  return {
+    init: fs.init,
+    preopenEntry: (guest, mount, preopen) => ({ kind: MEMFS, handle: fs.thread().preopen(guest).memFd, mount, preopen }),
+    importTar(guestDir, tar, what) {
+      try {
+        fs.importTar(guestDir, tar);
+      } catch (e) {
+        if (e instanceof SpindleError) throw new SpindleError('BAD_TAR', `${what}: ${e.message}`);
+        throw e;
+      }
+    },
+    exportTar: (guestDir) => fs.exportTar(guestDir),
+  };
 }

@@ -87,14 +87,14 @@ export class ProgramFs {
     if (saves.length && !hostFs) throw new SpindleError('BAD_OPTION', '--save writes host files: it needs Node.js');
 
     const memory = memGuests.length ? await openMemoryMounts(memGuests) : null;
-    for (const p of preload) memory!.importTar(p.to, hostFs!.readTree(p.from), `--preload ${p.from}`);
+    for (const p of preload) memory!.importTar(p.to, readPreload(hostFs!, p.from), `--preload ${p.from}`);
 
     const table = SharedFdTable.create();
     mounts.forEach((m, i) => {
       if (m.host !== null) table.insertEntry(hostDirEntryFor(m.host, i, i + 1));
       else table.insertEntry(memory!.preopenEntry(m.guest, i, i + 1));
     });
-    return new ProgramFs({ table: table.buffer, mounts, memfs: memory?.init ?? null }, table, memory, saves, hostFs);
+    return new ProgramFs({ table: table.buffer, mounts, memfs: (memory?.init ?? null) as FsInit['memfs'] }, table, memory, saves, hostFs);
   }
 
   /**
@@ -114,13 +114,22 @@ export class ProgramFs {
       try {
         this.hostFs!.writeFileAtomic(s.to, tar);
       } catch (e) {
-        throw new SpindleError('BAD_OPTION', `--save ${s.from}::${s.to}: cannot write ${s.to} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+        throw new SpindleError('BAD_TAR', `--save ${s.from}::${s.to}: cannot write ${s.to} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
       }
     }
   }
 
   private closeHostFds(): void {
     for (const e of this.table.openEntries()) if (e.kind === HOST_FILE) this.hostFs?.closeOsFd(e.handle);
+  }
+}
+
+function readPreload(hostFs: HostFsDriver, from: string): Uint8Array {
+  try {
+    return hostFs.readTree(from);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new SpindleError('BAD_OPTION', `--preload ${from}: ${code === 'ENOENT' ? 'no such file or directory' : `cannot read it (${code ?? String(e)})`}`);
   }
 }
 

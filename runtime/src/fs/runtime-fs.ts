@@ -15,6 +15,7 @@
 import type { WasiHost } from '../wasi/host.js';
 import type { Descriptor, FdTable } from '../wasi/fd-table.js';
 import { stdioDescriptors } from '../wasi/stdio.js';
+import { memFsThread, type MemFsInit, type MemFsThread } from './memfs.js';
 import { FILETYPE_DIRECTORY } from '../wasi/constants.js';
 import { HANDLE, HOST_DIR, HOST_FILE, MEMFS, SharedFdTable, STDERR, STDIN, STDOUT, type EntryInit, type EntryKinds } from './shared-fd-table.js';
 
@@ -25,17 +26,12 @@ export interface MountSpec {
   readonly readOnly: boolean;
 }
 
-/** The memory FS's per-thread side, as runtime-fs uses it (memfs.ts implements it). */
-export interface MemFsThreadLike {
-  descriptor(memFd: number): Descriptor;
-}
-
 /** Everything a thread needs for the filesystem. Structured-cloneable. */
 export interface FsInit {
   readonly table: SharedArrayBuffer;
   readonly mounts: readonly MountSpec[];
-  /** The memory FS module's init (memfs.ts's MemFsInit), or null without memory mounts. */
-  readonly memfs: unknown;
+  /** The memory FS module's init, or null without memory mounts. */
+  readonly memfs: MemFsInit | null;
 }
 
 /** What a platform supplies for host directories (Node: fs/host-kinds.ts). */
@@ -60,27 +56,14 @@ export function hostDirEntryFor(path: string, mount: number, preopen = 0): Entry
   return { kind: HOST_DIR, path, mount, preopen, filetype: FILETYPE_DIRECTORY, rightsBase: DIR_BASE, rightsInheriting: DIR_INHERITING };
 }
 
-/** Makes the memory FS's thread instance from its init (set by program setup when memfs exists). */
-export type MemFsThreadFactory = (init: unknown) => MemFsThreadLike;
-
-let memFsThreadFactory: MemFsThreadFactory | undefined;
-/** Registered by the module that loads memfs (fs/memory-mounts.ts), in every thread that needs it. */
-export function registerMemFsThread(f: MemFsThreadFactory): void {
-  memFsThreadFactory = f;
-}
-
 /** This thread's view of the program's shared fd table. */
 export function threadFdTable(init: FsInit, host: WasiHost, stdioTty: readonly boolean[], hostFs: HostFsDriver | undefined): FdTable {
   const table = new SharedFdTable(init.table);
   let stdio: Descriptor[] | undefined;
-  let mem: MemFsThreadLike | undefined;
-  const memThread = (): MemFsThreadLike => {
-    if (!mem) {
-      if (!memFsThreadFactory || init.memfs === null) throw new Error('spindle: a memory-FS fd without the memory FS module');
-      mem = memFsThreadFactory(init.memfs);
-    }
-    return mem;
-  };
+  let mem: MemFsThread | undefined;
+  // Instantiated on this thread at its first memory-FS fd (a thread that never touches a memory
+  // mount never instantiates the module).
+  const memThread = (): MemFsThread => (mem ??= memFsThread(init.memfs as MemFsInit));
   const needHost = (): HostFsDriver => hostFs ?? (() => { throw new Error('spindle: a host fd on a platform without host directories'); })();
   const kinds: EntryKinds = {
     materialize(t, fd, kind) {

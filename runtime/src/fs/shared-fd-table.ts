@@ -142,7 +142,9 @@ export class SharedFdTable implements FdTable {
   }
 
   insert(d: Descriptor): number {
-    const entry = (d as Partial<PendingEntry>).entry;
+    // A host fd opened by path_open (PendingEntry), or a memory-FS descriptor (memfs.ts).
+    const memFd = (d as { memFd?: number }).memFd;
+    const entry = (d as Partial<PendingEntry>).entry ?? (memFd !== undefined ? { kind: MEMFS, handle: memFd } : undefined);
     if (!entry) throw new Error('spindle: only descriptors opened by the runtime filesystem can enter the shared fd table');
     try {
       return this.insertEntry(entry);

@@ -1,0 +1,163 @@
+// The runtime's shared filesystem (configuration (iii) of issue 5): the fs guests of tests/fs-guests
+// built WITHOUT the in-program FS (<name>_rt.wasm, `bash tests/fs-guests/build.sh`) on a memory
+// mount (--mount /tmp=memory), threads included; a memory mount beside a host directory;
+// --preload / --save; and the shared fd table itself (fs/shared-fd-table.ts).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { SharedFdTable, HOST_DIR, STDIN, STDOUT, FREE, KIND } from '../dist/fs/shared-fd-table.js';
+import { assertOneLineError, repoRoot, runCliAsync, runGuest } from './helpers.mjs';
+
+const built = join(repoRoot, 'build', 'tests', 'fs');
+
+function wasm(name) {
+  const p = join(built, `${name}.wasm`);
+  assert.ok(existsSync(p), `${p} is missing: run 'bash tests/fs-guests/build.sh' from the repository root`);
+  return p;
+}
+
+async function withDir(f) {
+  const dir = mkdtempSync(join(tmpdir(), 'spindle-fs-shared-'));
+  try {
+    return await f(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function expectOk(r, name) {
+  assert.deepEqual({ status: r.status, stdout: r.stdout, stderr: r.stderr }, { status: 0, stdout: `${name} ok\n`, stderr: '' });
+}
+
+describe('(iii) unmodified fs guests on a memory mount (--mount /tmp=memory)', () => {
+  for (const name of ['stdio', 'posix', 'dirs', 'links', 'badinput', 'append_threads', 'threads_share', 'dir_threads']) {
+    test(name, async () => expectOk(await runCliAsync(['run', '--mount', '/tmp=memory', wasm(`${name}_rt`)]), name));
+  }
+  test('fs_rust (std::fs without the crate), with threads', async () => {
+    expectOk(await runCliAsync(['run', '--mount', '/tmp=memory', wasm('fs_rust_rt'), 'threads']), 'fs_rust');
+  });
+  test('hostdir: a host directory beside a memory mount; rename between them is EXDEV', () => withDir(async (dir) => {
+    expectOk(await runCliAsync(['run', '--dir', `${dir}::/host`, '--mount', '/tmp=memory', wasm('hostdir_rt')]), 'hostdir');
+    assert.equal(readFileSync(join(dir, 'from-guest.txt'), 'utf8'), 'to the host\n');
+    assert.deepEqual(readdirSync(dir), ['from-guest.txt']); // /tmp's files stayed in memory
+  }));
+  test('through the JS API, on the calling thread and on a worker', async () => {
+    for (const runOnCallingThread of [true, false]) {
+      const r = await runGuest(wasm('links_rt'), { mounts: ['/tmp'], runOnCallingThread });
+      assert.deepEqual({ code: r.code, stdout: r.stdout, stderr: r.stderr }, { code: 0, stdout: 'links ok\n', stderr: '' }, `runOnCallingThread ${runOnCallingThread}`);
+    }
+  });
+});
+
+describe('--preload and --save', () => {
+  const run = (flags, guestArgs) => runCliAsync(['run', ...flags, wasm('tree_rt'), ...guestArgs]);
+
+  function sampleDir(dir) {
+    const src = join(dir, 'src');
+    mkdirSync(join(src, 'sub'), { recursive: true });
+    writeFileSync(join(src, 'a.txt'), 'hello');
+    writeFileSync(join(src, 'sub', 'b.txt'), 'deep');
+    symlinkSync('a.txt', join(src, 'link'));
+    return src;
+  }
+  const LISTING = 'f a.txt: hello\nl link -> a.txt\nd sub\nf sub/b.txt: deep\n';
+
+  test('a host directory preloaded, changed by the program, saved at a non-zero exit, preloaded again from the tar', () => withDir(async (dir) => {
+    const src = sampleDir(dir);
+    const out = join(dir, 'out.tar');
+    let r = await run(['--mount', '/data=memory', '--preload', `${src}::/data`, '--save', `/data::${out}`], ['/data', 'new.txt', 'written', '3']);
+    assert.deepEqual({ status: r.status, stdout: r.stdout, stderr: r.stderr }, { status: 3, stdout: LISTING, stderr: '' });
+    assert.ok(existsSync(out));
+    assert.deepEqual(readdirSync(dir).sort(), ['out.tar', 'src']); // no temporary file left behind
+    const names = execFileSync('tar', ['tf', out], { encoding: 'utf8' }).split('\n').filter(Boolean).sort();
+    assert.deepEqual(names, ['a.txt', 'link', 'new.txt', 'sub/', 'sub/b.txt']);
+    r = await run(['--mount', '/data=memory', '--preload', `${out}::/data/x`], ['/data']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, 'd x\nf x/a.txt: hello\nl x/link -> a.txt\nf x/new.txt: written\nd x/sub\nf x/sub/b.txt: deep\n');
+  }));
+
+  test('a tar made by tar(1) is preloaded', () => withDir(async (dir) => {
+    const src = sampleDir(dir);
+    const t = join(dir, 'gnu.tar');
+    execFileSync('tar', ['cf', t, '-C', src, '.']);
+    const r = await run(['--mount', '/data=memory', '--preload', `${t}::/data`], ['/data']);
+    assert.deepEqual({ status: r.status, stdout: r.stdout, stderr: r.stderr }, { status: 0, stdout: LISTING, stderr: '' });
+  }));
+
+  test('a corrupt tar: one-line error, exit 1, the program never starts', () => withDir(async (dir) => {
+    const src = sampleDir(dir);
+    const t = join(dir, 'good.tar');
+    execFileSync('tar', ['cf', t, '-C', src, '.']);
+    const bad = join(dir, 'bad.tar');
+    writeFileSync(bad, readFileSync(t).subarray(0, 700));
+    const r = await run(['--mount', '/data=memory', '--preload', `${bad}::/data`], ['/data']);
+    assert.equal(r.status, 1);
+    assert.equal(r.stdout, '');
+    assertOneLineError(r.stderr, /^spindle: error: --preload .*bad\.tar: .*(truncated|cut off)/);
+  }));
+
+  test('--save never leaves a partial file: a target that cannot be replaced fails with a clear error, exit 1, no temporary left', () => withDir(async (dir) => {
+    const target = join(dir, 'taken');
+    mkdirSync(join(target, 'inside'), { recursive: true }); // a non-empty directory: rename onto it fails
+    const r = await run(['--mount', '/data=memory', '--save', `/data::${target}`], ['/data', 'x', 'y']);
+    assert.equal(r.status, 1);
+    assertOneLineError(r.stderr, /--save \/data::.*taken: cannot write .*taken \((EISDIR|ENOTEMPTY|EEXIST)\)/);
+    assert.deepEqual(readdirSync(dir), ['taken']);
+    assert.deepEqual(readdirSync(target), ['inside']);
+  }));
+
+  test('--preload of a missing source and --save outside a memory mount: usage errors (exit 2)', () => withDir(async (dir) => {
+    let r = await run(['--mount', '/data=memory', '--preload', `${join(dir, 'nope')}::/data`], ['/data']);
+    assert.equal(r.status, 2);
+    assertOneLineError(r.stderr, /--preload .*nope: no such file or directory/);
+    r = await run(['--mount', '/data=memory', '--save', `/elsewhere::${join(dir, 'x.tar')}`], ['/data']);
+    assert.equal(r.status, 2);
+    assertOneLineError(r.stderr, /--save: \/elsewhere is not inside a memory mount/);
+    r = await run(['--mount', 'relative=memory'], ['/data']);
+    assert.equal(r.status, 2);
+    assertOneLineError(r.stderr, /--mount relative: give an absolute guest path/);
+  }));
+});
+
+describe('the shared fd table', () => {
+  test('stdio at 0-2, preopens next, lowest free number, EBADF/EMFILE, renumber needs both fds open', () => {
+    const t = SharedFdTable.create();
+    assert.equal(t.insertEntry({ kind: HOST_DIR, path: '/x', mount: 0, preopen: 1 }), 3);
+    assert.equal(t.field(0, KIND), STDIN);
+    assert.equal(t.field(1, KIND), STDOUT);
+    assert.equal(t.path(3), '/x');
+    // A second view on the same buffer (as another thread has) sees the same entries.
+    const released = [];
+    const other = new SharedFdTable(t.buffer).bind({ materialize: () => ({}), release: (_t, kind, handle) => released.push([kind, handle]) });
+    assert.equal(other.path(3), '/x');
+    const fd = other.insertEntry({ kind: HOST_DIR, path: '/y', mount: 0 });
+    assert.equal(fd, 4);
+    assert.throws(() => other.renumber(4, 9), (e) => e.errno === 8);
+    other.renumber(4, 3);
+    assert.deepEqual(released, [[HOST_DIR, -1]]); // the fd renumbered over was released, once
+    assert.equal(t.path(3), '/y');
+    assert.equal(t.field(4, KIND), FREE);
+    assert.throws(() => other.get(4), (e) => e.errno === 8);
+    other.close(3);
+    assert.throws(() => other.close(3), (e) => e.errno === 8);
+    assert.throws(() => other.get(1 << 30), (e) => e.errno === 8);
+    for (let i = 3; i < 1024; i++) other.insertEntry({ kind: HOST_DIR, path: '/z', mount: 0 });
+    assert.throws(() => other.insertEntry({ kind: HOST_DIR, path: '/z', mount: 0 }), (e) => e.errno === 33); // EMFILE
+  });
+
+  test('a cached descriptor is replaced when the entry changes (generation)', () => {
+    const t = SharedFdTable.create().bind({ materialize: () => ({}), release: () => {} });
+    let made = 0;
+    const view = new SharedFdTable(t.buffer).bind({ materialize: (_t, fd) => ({ fd, n: ++made }), release: () => {} });
+    const fd = t.insertEntry({ kind: HOST_DIR, path: '/a', mount: 0 });
+    const a = view.get(fd);
+    assert.equal(view.get(fd), a); // cached
+    t.close(fd);
+    t.insertEntry({ kind: HOST_DIR, path: '/b', mount: 0 });
+    assert.notEqual(view.get(fd), a);
+    assert.equal(made, 2);
+  });
+});
