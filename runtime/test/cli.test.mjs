@@ -42,7 +42,9 @@ describe('CLI: flags and arguments', () => {
     const r = runCli(['--help']);
     assert.equal(r.status, 0);
     assert.match(r.stdout, /spindle run/);
-    for (const flag of ['--env', '--threads', '--max-threads']) assert.match(r.stdout, new RegExp(flag));
+    for (const flag of ['--env', '--threads', '--max-threads', '--dir HOST\\[::GUEST\\]', '--dir-ro', '--mount GUEST=memory', '--preload', '--save']) {
+      assert.match(r.stdout, new RegExp(flag));
+    }
   });
 
   test('run --help also prints usage', () => {

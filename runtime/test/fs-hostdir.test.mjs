@@ -55,6 +55,10 @@ describe('(iv) unmodified fs guests on a host directory (--dir HOST::/tmp)', () 
     expectOk(await runCliAsync(['run', '--dir', `${dir}::/tmp`, wasm('fs_rust_rt'), 'threads']), 'fs_rust');
   }));
 
+  test('a plain wasm32-wasip1 program (its own memory, run on the calling thread): fs_rust', () => withDir(async (dir) => {
+    expectOk(await runCliAsync(['run', '--dir', `${dir}::/tmp`, wasm('fs_rust_wasip1')]), 'fs_rust');
+  }));
+
   test('through the JS API, on the calling thread (a program that spawns no thread)', () => withDir(async (dir) => {
     const r = await runGuest(wasm('stdio_rt'), { dirs: [{ host: dir, guest: '/tmp' }], runOnCallingThread: true });
     assert.deepEqual(r, { ...r, code: 0, stdout: 'stdio ok\n', stderr: '' });

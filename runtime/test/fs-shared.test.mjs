@@ -39,6 +39,9 @@ describe('(iii) unmodified fs guests on a memory mount (--mount /tmp=memory)', (
   test('fs_rust (std::fs without the crate), with threads', async () => {
     expectOk(await runCliAsync(['run', '--mount', '/tmp=memory', wasm('fs_rust_rt'), 'threads']), 'fs_rust');
   });
+  test('a plain wasm32-wasip1 program (its own memory, run on the calling thread): fs_rust', async () => {
+    expectOk(await runCliAsync(['run', '--mount', '/tmp=memory', wasm('fs_rust_wasip1')]), 'fs_rust');
+  });
   test('hostdir: a host directory beside a memory mount; rename between them is EXDEV', () => withDir(async (dir) => {
     expectOk(await runCliAsync(['run', '--dir', `${dir}::/host`, '--mount', '/tmp=memory', wasm('hostdir_rt')]), 'hostdir');
     assert.equal(readFileSync(join(dir, 'from-guest.txt'), 'utf8'), 'to the host\n');
