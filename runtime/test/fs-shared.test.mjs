@@ -3,7 +3,7 @@
 // mount (--mount /tmp=memory), threads included; a memory mount beside a host directory;
 // --preload / --save; and the shared fd table itself (fs/shared-fd-table.ts).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { SharedFdTable, HOST_DIR, STDIN, STDOUT, FREE, KIND } from '../dist/fs/s
 import { assertOneLineError, repoRoot, runCliAsync, runGuest } from './helpers.mjs';
 
 const built = join(repoRoot, 'build', 'tests', 'fs');
+const wasmtime = join(repoRoot, 'build', 'bench', 'bin', 'wasmtime');
 
 function wasm(name) {
   const p = join(built, `${name}.wasm`);
@@ -53,6 +54,22 @@ describe('(iii) unmodified fs guests on a memory mount (--mount /tmp=memory)', (
       assert.deepEqual({ code: r.code, stdout: r.stdout, stderr: r.stderr }, { code: 0, stdout: 'links ok\n', stderr: '' }, `runOnCallingThread ${runOnCallingThread}`);
     }
   });
+});
+
+describe('differential: the probe guest on a memory mount and on wasmtime 46 (--dir of an empty host directory)', {
+  skip: existsSync(wasmtime) ? false : `${wasmtime} is not installed (bash bench/harness/setup.sh)`,
+}, () => {
+  // Deliberate differences: fd_allocate (wasmtime 46: ENOTSUP; spindle grows the file), and the
+  // st_size of a directory, which is the filesystem's own (4096 on ext4, the entry count here).
+  const normalize = (out) => out.replace(/^allocate f: 58$/m, 'allocate f: 0').replace(/type 3 nlink (\d+) size \d+/g, 'type 3 nlink $1 size (dir)');
+  test('same output line by line', () => withDir(async (dir) => {
+    const ours = await runCliAsync(['run', '--mount', '/d=memory', wasm('probe_rt')]);
+    const theirs = spawnSync(wasmtime, ['run', '-W', 'threads=y,shared-memory=y', '-S', 'threads=y', '--dir', `${dir}::/d`, wasm('probe_rt')],
+      { encoding: 'utf8', timeout: 120_000 });
+    assert.equal(theirs.status, 0, theirs.stderr);
+    assert.equal(ours.status, 0, ours.stderr);
+    assert.deepEqual(normalize(ours.stdout).split('\n'), normalize(theirs.stdout).split('\n'));
+  }));
 });
 
 describe('--preload and --save', () => {
