@@ -24,7 +24,26 @@ pub(crate) fn ret(r: Result<(), Errno>) -> i32 {
 /// The WASI value of `e` (spindle-fs's discriminants are witx's values).
 #[inline]
 pub fn errno(e: Errno) -> i32 {
+    #[cfg(spindle_fs_module)]
+    let e = crate::wasmtime::errno(e);
     e.raw() as i32
+}
+
+/// The errno of a data call (read/write) that failed: in the module build wasmtime's (EBADF for
+/// a directory, `wasmtime.rs`), else spindle-fs's.
+#[inline(always)]
+fn data_errno(e: Errno) -> Errno {
+    #[cfg(spindle_fs_module)]
+    let e = crate::wasmtime::data_errno(e);
+    e
+}
+
+/// The errno of a failed `fd_readdir`: in the module build wasmtime's (EBADF for a file).
+#[inline(always)]
+fn readdir_errno(e: Errno) -> Errno {
+    #[cfg(spindle_fs_module)]
+    let e = crate::wasmtime::readdir_errno(e);
+    e
 }
 
 /// `fd_read`.
@@ -45,7 +64,8 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_read(
         // SAFETY: the program lends iovs/out for the call; `out` is checked before the read moves
         // the offset.
         Route::Spindle(f) => ret(mem::check(out, 4).and_then(|_| unsafe {
-            with_iovs(iovs, n, |b| fs().fd_read(f, b)).and_then(|k| put_u32(out, k as u32))
+            with_iovs(iovs, n, |b| fs().fd_read(f, b).map_err(data_errno))
+                .and_then(|k| put_u32(out, k as u32))
         })),
     }
 }
@@ -68,7 +88,8 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_write(
         // SAFETY: the program lends iovs/out for the call; `out` is checked before anything is
         // written (a failed call must not have written).
         Route::Spindle(f) => ret(mem::check(out, 4).and_then(|_| unsafe {
-            with_ciovs(iovs, n, |b| fs().fd_write(f, b)).and_then(|k| put_u32(out, k as u32))
+            with_ciovs(iovs, n, |b| fs().fd_write(f, b).map_err(data_errno))
+                .and_then(|k| put_u32(out, k as u32))
         })),
     }
 }
@@ -91,8 +112,10 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_pread(
         Route::Host => unsafe { host::fd_pread(fd, iovs, n, off, out) },
         // SAFETY: the program lends iovs/out for the call.
         Route::Spindle(f) => ret(unsafe {
-            with_iovs(iovs, n, |b| fs().fd_pread(f, b, off as u64))
-                .and_then(|k| put_u32(out, k as u32))
+            with_iovs(iovs, n, |b| {
+                fs().fd_pread(f, b, off as u64).map_err(data_errno)
+            })
+            .and_then(|k| put_u32(out, k as u32))
         }),
     }
 }
@@ -115,8 +138,10 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_pwrite(
         Route::Host => unsafe { host::fd_pwrite(fd, iovs, n, off, out) },
         // SAFETY: the program lends iovs/out for the call.
         Route::Spindle(f) => ret(mem::check(out, 4).and_then(|_| unsafe {
-            with_ciovs(iovs, n, |b| fs().fd_pwrite(f, b, off as u64))
-                .and_then(|k| put_u32(out, k as u32))
+            with_ciovs(iovs, n, |b| {
+                fs().fd_pwrite(f, b, off as u64).map_err(data_errno)
+            })
+            .and_then(|k| put_u32(out, k as u32))
         })),
     }
 }
@@ -141,6 +166,8 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_seek(
                 .filter(|_| whence as u32 <= 2)
                 .ok_or(Errno::Inval)?;
             mem::check(out, 8)?;
+            #[cfg(spindle_fs_module)]
+            crate::wasmtime::not_directory(f)?;
             let pos = fs().fd_seek(f, off, w)?;
             // SAFETY: the program's out-pointer.
             unsafe { put_u64(out, pos) }
@@ -159,7 +186,14 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_tell(fd: i32, out:
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_tell(fd, out) },
         // SAFETY: the program's out-pointer.
-        Route::Spindle(f) => ret(fs().fd_tell(f).and_then(|p| unsafe { put_u64(out, p) })),
+        Route::Spindle(f) => ret({
+            #[cfg(spindle_fs_module)]
+            let r = crate::wasmtime::not_directory(f).and_then(|()| fs().fd_tell(f));
+            #[cfg(not(spindle_fs_module))]
+            let r = fs().fd_tell(f);
+            // SAFETY: the program's out-pointer.
+            r.and_then(|p| unsafe { put_u64(out, p) })
+        }),
     }
 }
 
@@ -216,9 +250,12 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_fdstat_get(fd: i32
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_fdstat_get(fd, out) },
         // SAFETY: the program's out-pointer.
-        Route::Spindle(f) => ret(fs()
-            .fd_fdstat_get(f)
-            .and_then(|s| unsafe { mem::put(out, mem::fdstat(&s)) })),
+        Route::Spindle(f) => ret(fs().fd_fdstat_get(f).and_then(|s| {
+            #[cfg(spindle_fs_module)]
+            let s = crate::wasmtime::fdstat(s);
+            // SAFETY: the program's out-pointer.
+            unsafe { mem::put(out, mem::fdstat(&s)) }
+        })),
     }
 }
 
@@ -253,7 +290,14 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_fdstat_set_rights(
         #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_fdstat_set_rights(fd, base, inh) },
+        #[cfg(not(spindle_fs_module))]
         Route::Spindle(f) => ret(fs().fd_fdstat_set_rights(f, base as u64, inh as u64)),
+        // wasmtime 46: ENOTSUP for an open fd (wasmtime.rs).
+        #[cfg(spindle_fs_module)]
+        Route::Spindle(f) => ret({
+            let _ = (base, inh);
+            fs().fd_fdstat_get(f).and(Err(Errno::Notsup))
+        }),
     }
 }
 
@@ -334,7 +378,9 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_readdir(
         Route::Spindle(f) => ret((|| {
             // SAFETY: the program lends buf/out for the call.
             let b = unsafe { mem::bytes_mut(buf, len)? };
-            let n = fs().fd_readdir_into(f, b, cookie as u64)?;
+            let n = fs()
+                .fd_readdir_into(f, b, cookie as u64)
+                .map_err(readdir_errno)?;
             // SAFETY: as above.
             unsafe { put_u32(out, n as u32) }
         })()),

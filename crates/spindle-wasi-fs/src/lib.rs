@@ -56,6 +56,8 @@ mod poll;
 mod preopens;
 #[cfg(target_arch = "wasm32")]
 mod state;
+#[cfg(all(target_arch = "wasm32", spindle_fs_module))]
+mod wasmtime;
 
 /// The WASI errno value of `e` (module build: its host reads these).
 #[cfg(target_arch = "wasm32")]

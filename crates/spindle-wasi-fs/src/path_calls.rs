@@ -43,13 +43,20 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_open(
             // SAFETY: the program lends path for the call.
             let p = unsafe { bytes(path, len)? };
             mem::check(out, 4)?;
+            #[cfg(not(spindle_fs_module))]
+            let (base, inheriting) = (base as u64, inheriting as u64);
+            #[cfg(spindle_fs_module)]
+            let (base, inheriting) = {
+                let _ = inheriting;
+                crate::wasmtime::open_rights(base as u64, oflags as u16)
+            };
             let n = fs().path_open(
                 d,
                 dirflags as u32,
                 p,
                 oflags as u16,
-                base as u64,
-                inheriting as u64,
+                base,
+                inheriting,
                 fdflags as u16,
             )?;
             // SAFETY: checked out-pointer.
@@ -195,6 +202,8 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_symlink(
         Route::Spindle(d) => ret((|| {
             // SAFETY: the program lends both strings for the call.
             let (t, n) = unsafe { (bytes(op, ol)?, bytes(np, nl)?) };
+            #[cfg(spindle_fs_module)]
+            crate::wasmtime::relative_target(t)?;
             fs().path_symlink(t, d, n)
         })()),
     }
@@ -221,6 +230,8 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_readlink(
             // SAFETY: the program lends path, buf and out for the call.
             let (p, b) = unsafe { (bytes(path, len)?, bytes_mut(buf, buf_len)?) };
             let n = fs().path_readlink(d, p, b)?;
+            #[cfg(spindle_fs_module)]
+            crate::wasmtime::relative_target(&b[..n])?;
             // SAFETY: as above.
             unsafe { put_u32(out, n as u32) }
         })()),

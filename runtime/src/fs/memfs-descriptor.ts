@@ -13,7 +13,7 @@
  * The WASI layer (wasi/fd-io.ts, wasi/path.ts) copies them into guest memory at once. Larger
  * results are fresh copies.
  */
-import { ERRNO_XDEV } from '../wasi/constants.js';
+import { ERRNO_NOTSUP, ERRNO_XDEV, FILETYPE_DIRECTORY } from '../wasi/constants.js';
 import { check, fail } from '../wasi/errno.js';
 import type { Descriptor, Directory, Fdstat, Filestat } from '../wasi/fd-table.js';
 import type { GuestMemory, IoVecs } from '../wasi/guest-memory.js';
@@ -186,6 +186,8 @@ export class ModuleFd implements MemFsDescriptor {
     if (this.prestat === undefined) {
       const t = this.t;
       if (t.c.fd_prestat_get(this.memFd, t.at(OUT)) !== 0) {
+        // wasmtime: ENOTSUP for a directory that is not a preopen (EBADF for other fds).
+        if (this.fdstat().filetype === FILETYPE_DIRECTORY) fail(ERRNO_NOTSUP);
         this.prestat = null;
       } else {
         const len = t.u32[OUT / 4 + 1]!;
