@@ -34,12 +34,12 @@ export async function launchChromium() {
 }
 
 /**
- * Starts `spindle serve DIR --port 0 [flags]`; resolves with { url, child } once it listens.
- * The caller kills the child.
+ * Starts `spindle serve DIR --port 0 [flags]` (with the CLI at `cli`, default runtime/dist/cli.js);
+ * resolves with { url, child } once it listens. The caller kills the child.
  */
-export function startServe(dir, flags = []) {
+export function startServe(dir, flags = [], cli = cliPath) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliPath, 'serve', dir, '--port', '0', ...flags], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, 'serve', dir, '--port', '0', ...flags], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '', err = '';
     child.stdout.on('data', (c) => {
       out += c;

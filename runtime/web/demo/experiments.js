@@ -46,7 +46,7 @@ function program(file) {
   return loaded.get(file);
 }
 
-/** Runs `file` on spindle with a warm pool of `pool` workers; resolves with stdout or throws. */
+/** Runs `file` on spindle with a warm pool of `pool` workers (undefined: the runtime's default); resolves with stdout or throws. */
 async function spindle(file, args, pool) {
   const dec = new TextDecoder();
   let stdout = '', stderr = '';
@@ -174,7 +174,8 @@ export const EXPERIMENTS = [
 export async function spawnLatency(k, size) {
   const rounds = SIZES[size].spawnRounds;
   const args = [String(k), String(rounds)];
-  const f = fields(await spindle('spawn_latency.wasm', args, k), 'spawn_latency ');
+  // The runtime's default pool (one worker per core), as in bench/runtime's spawn-latency.
+  const f = fields(await spindle('spawn_latency.wasm', args, undefined), 'spawn_latency ');
   if (Number(f.samples) !== k * rounds) throw new Error(`unexpected spawn_latency line: ${f.line}`);
   return { p50_ns: Number(f.p50_ns), p99_ns: Number(f.p99_ns), min_ns: Number(f.min_ns), line: f.line };
 }
