@@ -60,10 +60,10 @@ export function hostDirEntryFor(path: string, mount: number, preopen = 0): Entry
 export function threadFdTable(init: FsInit, host: WasiHost, stdioTty: readonly boolean[], hostFs: HostFsDriver | undefined): FdTable {
   const table = new SharedFdTable(init.table);
   let stdio: Descriptor[] | undefined;
-  let mem: MemFsThread | undefined;
-  // Instantiated on this thread at its first memory-FS fd (a thread that never touches a memory
-  // mount never instantiates the module).
-  const memThread = (): MemFsThread => (mem ??= memFsThread(init.memfs as MemFsInit));
+  // Instantiated now, while the worker prepares (before it takes a thread): a thread's first file
+  // operation must not pay for an instantiation inside the program's time.
+  const mem: MemFsThread | undefined = init.memfs ? memFsThread(init.memfs) : undefined;
+  const memThread = (): MemFsThread => mem ?? (() => { throw new Error('spindle: a memory-FS fd without the memory FS module'); })();
   const needHost = (): HostFsDriver => hostFs ?? (() => { throw new Error('spindle: a host fd on a platform without host directories'); })();
   const kinds: EntryKinds = {
     materialize(t, fd, kind) {
