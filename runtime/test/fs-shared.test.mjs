@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { Worker } from 'node:worker_threads';
 import { SharedFdTable, HOST_DIR, STDIN, STDOUT, FREE, KIND } from '../dist/fs/shared-fd-table.js';
 import { assertOneLineError, repoRoot, runCliAsync, runGuest } from './helpers.mjs';
 
@@ -179,5 +180,44 @@ describe('the shared fd table', () => {
     t.insertEntry({ kind: HOST_DIR, path: '/b', mount: 0 });
     assert.notEqual(view.get(fd), a);
     assert.equal(made, 2);
+  });
+
+  test('4 threads opening, checking and closing fds at once: no fd number is ever held twice', async () => {
+    // Each worker inserts entries whose handle is its own stamp, checks that its fds keep that
+    // stamp while it holds them (another thread getting the same number would overwrite it),
+    // and closes them again; a release callback counts that each entry is released once.
+    const t = SharedFdTable.create();
+    const url = new URL('../dist/fs/shared-fd-table.js', import.meta.url).href;
+    const code = `
+      const { workerData, parentPort } = require('node:worker_threads');
+      import(${JSON.stringify(url)}).then(({ SharedFdTable, HANDLE, HOST_DIR }) => {
+        const { buffer, id } = workerData;
+        let released = 0;
+        const t = new SharedFdTable(buffer).bind({ materialize: () => ({}), release: () => { released++; } });
+        let bad = 0, seed = id * 7919 + 1;
+        const rand = (n) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
+        const held = [];
+        for (let i = 0; i < 20000; i++) {
+          if (held.length < 20 && rand(2) === 0) {
+            const stamp = id * 1000000 + i;
+            held.push([t.insertEntry({ kind: HOST_DIR, handle: stamp, path: 'p' + stamp, mount: 0 }), stamp]);
+          } else if (held.length > 0) {
+            const [fd, stamp] = held.splice(rand(held.length), 1)[0];
+            if (t.field(fd, HANDLE) !== stamp || t.path(fd) !== 'p' + stamp) bad++;
+            t.close(fd);
+          }
+          for (const [fd, stamp] of held) if (t.field(fd, HANDLE) !== stamp) bad++;
+        }
+        for (const [fd] of held) t.close(fd);
+        parentPort.postMessage({ bad, released });
+      });`;
+    const results = await Promise.all([1, 2, 3, 4].map((id) => new Promise((resolve, reject) => {
+      const w = new Worker(code, { eval: true, workerData: { buffer: t.buffer, id } });
+      w.once('message', resolve);
+      w.once('error', reject);
+    })));
+    for (const r of results) assert.equal(r.bad, 0);
+    const opened = [...t.openEntries()].map((e) => e.fd);
+    assert.deepEqual(opened, [0, 1, 2]); // everything closed again, stdio untouched
   });
 });
