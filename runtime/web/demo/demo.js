@@ -192,8 +192,10 @@ async function main() {
   }
 }
 
+/** Empty charts (axes and legend) until the first point; bad thread counts show once run. */
 function redrawEmpty(exp) {
-  const { threads } = settings();
+  let threads = [1, 2, 4];
+  try { ({ threads } = settings()); } catch { /* settings() reports it when an experiment starts */ }
   for (const chart of exp.charts) redraw(chart, threads);
 }
 
