@@ -14,12 +14,15 @@
 //! and this directory locked) and then the map is empty and stays empty (creating in a removed
 //! directory is ENOENT).
 //!
-//! Thread rules: `data` is locked per the order in `fs.rs`. `parent` is a leaf lock, written only
+//! Thread rules: `data` is locked per the order in `fs.rs` (lookups take a short read,
+//! `dir_lock.rs`). `parent` is a leaf lock, written only
 //! by a cross-directory rename (which holds the global rename lock), read briefly for `..` in
 //! listings and for the ancestry walk of rename.
 
+use crate::dir_lock::DirLock;
 use crate::inode::Inode;
-use crate::sync::{Mutex, RwLock};
+use crate::stripes::Stripes;
+use crate::sync::Mutex;
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
 use alloc::sync::{Arc, Weak};
@@ -42,13 +45,13 @@ pub(crate) struct DirData {
 
 /// A directory node's payload.
 pub(crate) struct Dir {
-    pub(crate) data: RwLock<DirData>,
+    pub(crate) data: DirLock<DirData>,
     pub(crate) parent: Mutex<Weak<Inode>>,
 }
 
 impl Dir {
-    pub(crate) fn new(parent: Weak<Inode>) -> Dir {
-        Dir { data: RwLock::new(DirData::default()), parent: Mutex::new(parent) }
+    pub(crate) fn new(parent: Weak<Inode>, stripes: Arc<Stripes>) -> Dir {
+        Dir { data: DirLock::new(DirData::default(), stripes), parent: Mutex::new(parent) }
     }
 
     pub(crate) fn parent(&self) -> Option<Arc<Inode>> {

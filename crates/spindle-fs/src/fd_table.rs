@@ -3,7 +3,15 @@
 //! POSIX fds are per process, so one table serves every thread: an fd opened on one thread is
 //! usable on all. The table is built so that threads working on their own fds share no written
 //! cache line: slots live in segments that only grow (segment k holds `64 << k` slots, created
-//! once with a CAS, never moved or freed before the table), and each slot has its own lock.
+//! once with a CAS, never moved or freed before the table), each slot has its own lock and its
+//! own cache line, and the search for a free number starts at the calling thread's stripe hint
+//! (`stripes.rs`), so two threads opening and closing their own files keep to their own slots.
+//! The table keeps no shared counter: [`FdTable::count`] scans (it serves leak checks only).
+//!
+//! Numbering: a new fd is the lowest free number at or above the thread's hint, wrapping to the
+//! lowest free number overall before the table grows. A single-threaded program thus gets
+//! POSIX's lowest free number (its stripe's hint drops on every close); with several threads
+//! numbers are not lowest-first, which WASI does not require (wasmtime's are not either).
 //! Preopened directories, which every path call of every thread goes through, are *pinned*:
 //! their description is read through one atomic pointer load, with no lock and no reference
 //! count traffic. A pinned description is freed with the table; if its fd is closed earlier it
@@ -12,13 +20,14 @@
 //!
 //! Invariants: numbers below `first` are never handed out (the shim keeps 0..=2 for stdio);
 //! a slot's `used` flag is set while its number is reserved or open; `pinned` is non-null only
-//! while the slot's entry is `Pinned` with that pointer; `count` == number of open entries.
+//! while the slot's entry is `Pinned` with that pointer; a stripe's `fd_hint` is a hint only.
 //!
 //! Thread rules: a slot lock is a leaf lock; `renumber` locks two slots, the lower number first.
 //! No `OpenFile` is dropped under a slot lock (drops happen after the guard is released).
 
 use crate::errno::{Errno, Result};
 use crate::inode::Inode;
+use crate::stripes::Stripes;
 use crate::sync::{Mutex, RwLock};
 use crate::types::{fdflags, Fd};
 use alloc::boxed::Box;
@@ -26,7 +35,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::ops::Deref;
 use core::ptr;
-use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU16, AtomicU64, AtomicUsize, Ordering::*};
+use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicU16, AtomicU64, Ordering::*};
 
 const SEG0: usize = 64;
 const SEGS: usize = 14;
@@ -103,6 +112,8 @@ enum Entry {
     Pinned(*mut OpenFile),
 }
 
+/// One fd number. Alone on its cache line: neighbouring numbers are often other threads' fds.
+#[repr(align(64))]
 struct Slot {
     entry: RwLock<Entry>,
     pinned: AtomicPtr<OpenFile>,
@@ -133,9 +144,8 @@ pub(crate) enum Removed {
 pub(crate) struct FdTable {
     segs: [AtomicPtr<Slot>; SEGS],
     first: usize,
-    /// No free slot below this number (a hint; `used` is the truth).
-    hint: AtomicUsize,
-    count: AtomicUsize,
+    /// Per-thread search hints (`Stripe::fd_hint`).
+    stripes: Arc<Stripes>,
     /// Pinned descriptions whose fd was closed (leaf lock).
     graveyard: Mutex<Vec<Grave>>,
 }
@@ -148,12 +158,11 @@ fn locate(i: usize) -> (usize, usize) {
 }
 
 impl FdTable {
-    pub(crate) fn new(first: Fd) -> FdTable {
+    pub(crate) fn new(first: Fd, stripes: Arc<Stripes>) -> FdTable {
         FdTable {
             segs: [const { AtomicPtr::new(ptr::null_mut()) }; SEGS],
             first: first as usize,
-            hint: AtomicUsize::new(first as usize),
-            count: AtomicUsize::new(0),
+            stripes,
             graveyard: Mutex::new(Vec::new()),
         }
     }
@@ -202,31 +211,45 @@ impl FdTable {
         }
     }
 
+    /// Claims a free number: the first at or above the stripe's hint in the segments that
+    /// exist, else the first from `first` (growing the table only if none is free).
     fn reserve(&self) -> Result<(usize, &Slot)> {
-        let mut i = self.hint.load(Relaxed).max(self.first);
+        let hint = &self.stripes.mine().fd_hint;
+        let mut i = hint.load(Relaxed).max(self.first);
+        let mut wrapped = i == self.first;
         loop {
-            if i >= MAX_FDS {
-                return Err(Errno::Mfile);
-            }
             let s = match self.slot(i) {
                 Some(s) => s,
+                None if !wrapped => {
+                    (i, wrapped) = (self.first, true);
+                    continue;
+                }
+                None if i >= MAX_FDS => return Err(Errno::Mfile),
                 None => {
                     self.grow(locate(i).0);
                     continue;
                 }
             };
             if !s.used.load(Relaxed) && s.used.compare_exchange(false, true, Acquire, Relaxed).is_ok() {
-                self.hint.store(i + 1, Relaxed);
+                hint.store(i + 1, Relaxed);
                 return Ok((i, s));
             }
             i += 1;
         }
     }
 
+    /// A number became free: the closing thread's searches start there again.
+    #[inline]
+    fn release_hint(&self, fd: usize) {
+        let hint = &self.stripes.mine().fd_hint;
+        if fd < hint.load(Relaxed) {
+            hint.store(fd, Relaxed);
+        }
+    }
+
     pub(crate) fn insert(&self, file: Arc<OpenFile>) -> Result<Fd> {
         let (i, s) = self.reserve()?;
         *s.entry.write() = Entry::Shared(file);
-        self.count.fetch_add(1, Relaxed);
         Ok(i as Fd)
     }
 
@@ -236,7 +259,6 @@ impl FdTable {
         let p = Box::into_raw(Box::new(file));
         *s.entry.write() = Entry::Pinned(p);
         s.pinned.store(p, Release);
-        self.count.fetch_add(1, Relaxed);
         Ok(i as Fd)
     }
 
@@ -257,8 +279,7 @@ impl FdTable {
         let s = self.slot(fd as usize).ok_or(Errno::Badf)?;
         let r = self.take(s, &mut s.entry.write())?;
         s.used.store(false, Release);
-        self.hint.fetch_min(fd as usize, Relaxed);
-        self.count.fetch_sub(1, Relaxed);
+        self.release_hint(fd as usize);
         Ok(r)
     }
 
@@ -292,14 +313,22 @@ impl FdTable {
         *gb = moved;
         drop((ga, gb));
         a.used.store(false, Release);
-        self.hint.fetch_min(from as usize, Relaxed);
-        self.count.fetch_sub(1, Relaxed);
+        self.release_hint(from as usize);
         Ok(Some(old))
     }
 
-    /// Number of open fds (tests check for leaks with it).
+    /// Number of open fds (tests check for leaks with it): a scan, exact when no other
+    /// thread opens or closes meanwhile.
     pub(crate) fn count(&self) -> usize {
-        self.count.load(Relaxed)
+        let mut n = 0;
+        let mut i = 0;
+        while let Some(s) = self.slot(i) {
+            if !matches!(*s.entry.read(), Entry::Empty) {
+                n += 1;
+            }
+            i += 1;
+        }
+        n
     }
 }
 

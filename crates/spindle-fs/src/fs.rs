@@ -6,13 +6,21 @@
 //! 1. `Fs::rename_lock` — taken only by a rename between two different directories (as Linux's
 //!    `s_vfs_rename_mutex`). While it is held no directory changes its parent, so the ancestry
 //!    used in step 2 is stable.
-//! 2. Directory `data` locks (`dir.rs`): an ancestor before its descendants; two unrelated
-//!    directories in ascending inode number. Path resolution holds at most one directory read
-//!    lock at a time and none when it returns.
+//! 2. Directory `data` locks (`dir.rs`, `dir_lock.rs`): an ancestor before its descendants; two
+//!    unrelated directories in ascending inode number. Path resolution holds at most one
+//!    directory read at a time, a *short read* (it writes only the thread's stripe, not the
+//!    lock word), and none when it returns. A short read is a leaf: nothing is locked or waited
+//!    for while it is held, above all no directory write lock (a writer waits until every
+//!    stripe's short readers have left, its own thread's included).
 //! 3. An open file's position lock (`OpenFile::pos`).
 //! 4. A regular file's data lock (`Kind::File`).
 //! 5. Leaf locks, under which nothing else is taken: the fd table, a directory's `parent`
 //!    pointer, the mount table's backend list.
+//!
+//! Shared counters that every thread would write (fd search hints, inode numbers, directory
+//! reader counts) live in per-thread stripes instead (`stripes.rs`), so threads on their own
+//! files write no common cache line. The clock is read once per operation (`now` is passed
+//! down): on wasm each read is a host call.
 //!
 //! Nothing blocks on another thread outside these locks, and no lock is held while calling a
 //! backend or the clock... except the clock, which must be a plain non-blocking function.
@@ -30,6 +38,7 @@ use crate::file::FileData;
 use crate::inode::{Inode, Kind};
 use crate::mount::MountTable;
 use crate::path::resolve_existing;
+use crate::stripes::{Stripes, INO_BATCH};
 use crate::sync::{Mutex, RwLock};
 use crate::types::*;
 use alloc::boxed::Box;
@@ -48,7 +57,10 @@ pub struct Fs {
     pub(crate) fds: FdTable,
     pub(crate) mounts: MountTable,
     pub(crate) rename_lock: Mutex<()>,
-    next_ino: AtomicU64,
+    /// Per-thread state: directory readers, fd hints, inode-number batches.
+    pub(crate) stripes: Arc<Stripes>,
+    /// Start of the next unclaimed batch of [`INO_BATCH`] inode numbers.
+    ino_batches: AtomicU64,
     clock: Clock,
 }
 
@@ -65,13 +77,15 @@ impl Default for Fs {
 impl Fs {
     /// An empty filesystem whose timestamps come from `clock`. fds 0..=2 are left to stdio.
     pub fn new(clock: Clock) -> Fs {
-        let root = Arc::new(Inode::new(1, 0, Kind::Dir(Dir::new(Weak::new())), DIR_MODE, clock()));
+        let stripes = Arc::new(Stripes::new());
+        let root = Arc::new(Inode::new(1, 0, Kind::Dir(Dir::new(Weak::new(), stripes.clone())), DIR_MODE, clock()));
         Fs {
             root,
-            fds: FdTable::new(3),
+            fds: FdTable::new(3, stripes.clone()),
             mounts: MountTable::new(),
             rename_lock: Mutex::new(()),
-            next_ino: AtomicU64::new(2),
+            stripes,
+            ino_batches: AtomicU64::new(INO_BATCH),
             clock,
         }
     }
@@ -81,17 +95,38 @@ impl Fs {
         (self.clock)()
     }
 
-    pub(crate) fn new_inode(&self, dev: u64, kind: Kind, mode: u32) -> Arc<Inode> {
-        let ino = self.next_ino.fetch_add(1, Relaxed);
-        Arc::new(Inode::new(ino, dev, kind, mode, self.now()))
+    /// A fresh inode number from the calling thread's batch (unique; not in creation order
+    /// across threads, as on Linux's tmpfs). A batch is used up when the stripe's next number
+    /// is a multiple of INO_BATCH; then the stripe claims a new batch from `ino_batches`.
+    fn next_ino(&self) -> u64 {
+        let next = &self.stripes.mine().next_ino;
+        loop {
+            let n = next.load(Relaxed);
+            if n % INO_BATCH != 0 {
+                if next.compare_exchange_weak(n, n + 1, Relaxed, Relaxed).is_ok() {
+                    return n;
+                }
+                continue;
+            }
+            let batch = self.ino_batches.fetch_add(INO_BATCH, Relaxed);
+            // Another thread of this stripe may have refilled first: then this batch is
+            // skipped (numbers are plentiful) and we take from theirs.
+            if next.compare_exchange(n, batch + 1, Relaxed, Relaxed).is_ok() {
+                return batch;
+            }
+        }
     }
 
-    pub(crate) fn new_dir(&self, parent: &Arc<Inode>, dev: u64) -> Arc<Inode> {
-        self.new_inode(dev, Kind::Dir(Dir::new(Arc::downgrade(parent))), DIR_MODE)
+    pub(crate) fn new_inode(&self, dev: u64, kind: Kind, mode: u32, now: Timestamp) -> Arc<Inode> {
+        Arc::new(Inode::new(self.next_ino(), dev, kind, mode, now))
     }
 
-    pub(crate) fn new_file(&self, dev: u64) -> Arc<Inode> {
-        self.new_inode(dev, Kind::File(RwLock::new(FileData::default())), FILE_MODE)
+    pub(crate) fn new_dir(&self, parent: &Arc<Inode>, dev: u64, now: Timestamp) -> Arc<Inode> {
+        self.new_inode(dev, Kind::Dir(Dir::new(Arc::downgrade(parent), self.stripes.clone())), DIR_MODE, now)
+    }
+
+    pub(crate) fn new_file(&self, dev: u64, now: Timestamp) -> Arc<Inode> {
+        self.new_inode(dev, Kind::File(RwLock::new(FileData::default())), FILE_MODE, now)
     }
 
     /// Makes `guest_path` (e.g. `/tmp`) a memory mount with its own device id. Parents are
@@ -104,7 +139,7 @@ impl Fs {
             return Err(Errno::Exist);
         }
         let dev = self.mounts.add(readonly, None)?;
-        let node = self.new_dir(&parent, dev);
+        let node = self.new_dir(&parent, dev, self.now());
         d.insert(&name, node);
         parent.nlink.fetch_add(1, Relaxed);
         Ok(())
@@ -140,7 +175,7 @@ impl Fs {
                 match d.get(part) {
                     Some(n) => n.clone(),
                     None => {
-                        let n = self.new_dir(&cur, cur.dev);
+                        let n = self.new_dir(&cur, cur.dev, self.now());
                         d.insert(part, n.clone());
                         cur.nlink.fetch_add(1, Relaxed);
                         n

@@ -90,7 +90,7 @@ impl Inode {
     pub(crate) fn size(&self) -> u64 {
         match &self.kind {
             Kind::File(f) => f.read().size(),
-            Kind::Dir(d) => d.data.read().len() as u64,
+            Kind::Dir(d) => d.data.read_short().len() as u64,
             Kind::Symlink(t) => t.len() as u64,
         }
     }

@@ -16,7 +16,8 @@
 //! ```
 //!
 //! Layout (one file per concept): `errno` (the error enum), `types` (WASI constants and
-//! structs), `sync` (the lock and the platform wait), `inode`, `file` (chunked contents), `dir`
+//! structs), `sync` (the lock and the platform wait), `stripes` (per-thread
+//! state without TLS), `dir_lock` (the directory lock: readers write only their stripe), `inode`, `file` (chunked contents), `dir`
 //! (entries and readdir cookies), `fd_table` (process-wide, per-slot locks, pinned preopens),
 //! `path` (confined resolution), `mount`, `backend` (the trait for non-memory storage), `fs`
 //! (the `Fs` value, fd calls, **the lock order**), `path_ops` (path calls), `rename`, `tar`
@@ -57,6 +58,7 @@ extern crate std;
 pub mod backend;
 mod check;
 mod dir;
+mod dir_lock;
 mod errno;
 mod fd_table;
 mod file;
@@ -66,6 +68,7 @@ mod mount;
 mod path;
 mod path_ops;
 mod rename;
+mod stripes;
 mod sync;
 mod tar;
 mod types;

@@ -11,8 +11,8 @@
 //!
 //! Trailing slashes: a path ending in `/` must name a directory (a symlink there is followed).
 //!
-//! Thread rules: the walker holds at most one directory read lock at a time, only for one
-//! lookup, and holds no lock when it returns. Results are therefore snapshots: callers re-check
+//! Thread rules: the walker holds at most one directory read at a time (a short read,
+//! `dir_lock.rs`), only for one lookup, and holds no lock when it returns. Results are therefore snapshots: callers re-check
 //! under the directory write lock before they mutate.
 
 use crate::errno::{Errno, Result};
@@ -144,7 +144,7 @@ fn lookup(dir: &Inode, name: &[u8]) -> Result<Option<Arc<Inode>>> {
         return Err(Errno::Nametoolong);
     }
     let d = dir.as_dir().ok_or(Errno::Notdir)?;
-    Ok(d.data.read().get(name).cloned())
+    Ok(d.data.read_short().get(name).cloned())
 }
 
 impl<'a> Walker<'a> {

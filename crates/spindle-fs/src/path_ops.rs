@@ -10,7 +10,7 @@ use crate::fd_table::{FileRef, OpenFile};
 use crate::fs::{Fs, LINK_MODE};
 use crate::dir::DirData;
 use crate::inode::{Inode, Kind};
-use crate::sync::WriteGuard;
+use crate::dir_lock::DirWriteGuard;
 use crate::path::{resolve_existing, Final, Walker};
 use crate::types::*;
 use alloc::sync::Arc;
@@ -109,10 +109,11 @@ impl Fs {
         if d.get(name).is_some() {
             return Ok(None);
         }
-        let n = self.new_file(dir.dev);
+        let now = self.now();
+        let n = self.new_file(dir.dev, now);
         d.insert(name, n.clone());
         drop(d);
-        dir.touch_modified(self.now());
+        dir.touch_modified(now);
         Ok(Some(n))
     }
 
@@ -126,11 +127,12 @@ impl Fs {
         self.mounts.check_access(p.dir.dev, true)?;
         // A trailing slash is fine for mkdir ("a/" names a directory to be).
         let mut d = lock_for_new_entry(&p.dir, p.name, false)?;
-        let n = self.new_dir(&p.dir, p.dir.dev);
+        let now = self.now();
+        let n = self.new_dir(&p.dir, p.dir.dev, now);
         d.insert(p.name, n);
         p.dir.nlink.fetch_add(1, Relaxed);
         drop(d);
-        p.dir.touch_modified(self.now());
+        p.dir.touch_modified(now);
         Ok(())
     }
 
@@ -244,10 +246,11 @@ impl Fs {
         }
         let mut d = lock_for_new_entry(&p.dir, p.name, p.slash)?;
         self.mounts.check_access(p.dir.dev, true)?;
-        let n = self.new_inode(p.dir.dev, Kind::Symlink(target.into()), LINK_MODE);
+        let now = self.now();
+        let n = self.new_inode(p.dir.dev, Kind::Symlink(target.into()), LINK_MODE, now);
         d.insert(p.name, n);
         drop(d);
-        p.dir.touch_modified(self.now());
+        p.dir.touch_modified(now);
         Ok(())
     }
 
@@ -290,7 +293,7 @@ impl Fs {
 /// Write-locks directory `dir` for adding the entry `name`, in the errno order Linux uses:
 /// ENOTDIR (not a directory), ENOENT (the directory was removed), EEXIST (the name is taken),
 /// then ENOENT for a trailing slash on a name that is not to be a directory (`slash_is_error`).
-fn lock_for_new_entry<'a>(dir: &'a Inode, name: &[u8], slash_is_error: bool) -> Result<WriteGuard<'a, DirData>> {
+fn lock_for_new_entry<'a>(dir: &'a Inode, name: &[u8], slash_is_error: bool) -> Result<DirWriteGuard<'a, DirData>> {
     let d = dir.as_dir().ok_or(Errno::Notdir)?.data.write();
     if d.removed {
         return Err(Errno::Noent);

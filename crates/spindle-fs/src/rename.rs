@@ -15,7 +15,7 @@ use crate::dir::DirData;
 use crate::errno::{Errno, Result};
 use crate::fs::Fs;
 use crate::inode::Inode;
-use crate::sync::WriteGuard;
+use crate::dir_lock::DirWriteGuard;
 use crate::types::*;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering::Relaxed;
@@ -82,8 +82,8 @@ impl Fs {
     fn rename_locked(
         &self,
         pa: &Arc<Inode>,
-        src: &mut WriteGuard<'_, DirData>,
-        mut dst: Option<(&Arc<Inode>, &mut WriteGuard<'_, DirData>)>,
+        src: &mut DirWriteGuard<'_, DirData>,
+        mut dst: Option<(&Arc<Inode>, &mut DirWriteGuard<'_, DirData>)>,
         na: &[u8],
         nb: &[u8],
         slash: bool,
@@ -134,6 +134,7 @@ impl Fs {
             victim_guard = Some(g);
         }
         // Commit: nothing below can fail.
+        let now = self.now();
         let moved = src.remove(na).expect("source vanished under its directory lock");
         let dd: &mut DirData = match &mut dst {
             Some((_, d)) => d,
@@ -147,7 +148,7 @@ impl Fs {
             } else {
                 t.nlink.fetch_sub(1, Relaxed);
             }
-            t.touch_changed(self.now());
+            t.touch_changed(now);
         }
         dd.insert(nb, moved.clone());
         if moved.is_dir() && !Arc::ptr_eq(pa, &pb) {
@@ -155,7 +156,6 @@ impl Fs {
             pa.nlink.fetch_sub(1, Relaxed);
             pb.nlink.fetch_add(1, Relaxed);
         }
-        let now = self.now();
         pa.touch_modified(now);
         pb.touch_modified(now);
         moved.touch_changed(now);

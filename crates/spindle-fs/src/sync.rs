@@ -18,6 +18,9 @@
 //! - the `shuttle` feature: shuttle's atomics and `yield_now`, so the checker explores the
 //!   interleavings of this lock and of the protocols built on it.
 //!
+//! `dir_lock.rs` builds the directory lock on this one: its writers take this lock's `WRITER`
+//! bit and then wait for the reader stripes, with the same [`wait`]/[`wake_all`].
+//!
 //! Thread rules: guards are not `Send`-restricted by the type system beyond `T: Send/Sync`;
 //! never hold a guard across a call back into the [`crate::Fs`] (the lock order lives in
 //! `fs.rs`).
@@ -26,7 +29,7 @@ use core::cell::UnsafeCell;
 use core::ops::{Deref, DerefMut};
 #[cfg(not(feature = "shuttle"))]
 use core::sync::atomic::AtomicU32;
-use core::sync::atomic::Ordering::{Acquire, Relaxed, Release};
+use core::sync::atomic::Ordering::{Acquire, Relaxed, Release, SeqCst};
 #[cfg(feature = "shuttle")]
 use shuttle::sync::atomic::AtomicU32;
 
@@ -34,7 +37,7 @@ const WRITER: u32 = 1 << 31;
 const PARKED: u32 = 1 << 30;
 const READERS: u32 = PARKED - 1;
 /// Spins before a thread parks: a critical section in this crate is a few hundred ns.
-const SPINS: u32 = if cfg!(feature = "shuttle") { 0 } else { 100 };
+pub(crate) const SPINS: u32 = if cfg!(feature = "shuttle") { 0 } else { 100 };
 
 /// A reader-writer lock around a value.
 pub(crate) struct RwLock<T: ?Sized> {
@@ -99,6 +102,24 @@ impl<T: ?Sized> RwLock<T> {
             }
             wait(&self.state, s | PARKED);
         }
+    }
+
+    /// True while a writer holds the lock. SeqCst: `dir_lock.rs` pairs this load with a
+    /// reader's stripe increment (the store-buffering pattern; see its module doc).
+    #[inline]
+    pub(crate) fn is_write_locked(&self) -> bool {
+        self.state.load(SeqCst) & WRITER != 0
+    }
+
+    /// The value, without locking.
+    ///
+    /// # Safety
+    /// The caller must guarantee that no writer holds the lock for the lifetime of the borrow
+    /// (`dir_lock.rs` does so with its reader stripes).
+    #[inline]
+    pub(crate) unsafe fn data_unlocked(&self) -> &T {
+        // SAFETY: no `&mut T` exists while no writer holds the lock (the caller's contract).
+        unsafe { &*self.data.get() }
     }
 
     #[inline]
@@ -227,14 +248,14 @@ fn backoff_spin(word: &AtomicU32, expected: u32) {
 
 /// Sleeps while `*word == expected` (may return spuriously).
 #[cfg(feature = "shuttle")]
-fn wait(_word: &AtomicU32, _expected: u32) {
+pub(crate) fn wait(_word: &AtomicU32, _expected: u32) {
     shuttle::thread::yield_now();
 }
 #[cfg(feature = "shuttle")]
-fn wake_all(_word: &AtomicU32) {}
+pub(crate) fn wake_all(_word: &AtomicU32) {}
 
 #[cfg(all(not(feature = "shuttle"), target_os = "linux"))]
-fn wait(word: &AtomicU32, expected: u32) {
+pub(crate) fn wait(word: &AtomicU32, expected: u32) {
     if !can_wait() {
         return backoff_spin(word, expected);
     }
@@ -251,7 +272,7 @@ fn wait(word: &AtomicU32, expected: u32) {
     }
 }
 #[cfg(all(not(feature = "shuttle"), target_os = "linux"))]
-fn wake_all(word: &AtomicU32) {
+pub(crate) fn wake_all(word: &AtomicU32) {
     // SAFETY: FUTEX_WAKE only uses the address as a key.
     unsafe {
         libc::syscall(libc::SYS_futex, word as *const AtomicU32, libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, i32::MAX);
@@ -259,7 +280,7 @@ fn wake_all(word: &AtomicU32) {
 }
 
 #[cfg(all(not(feature = "shuttle"), target_arch = "wasm32", target_feature = "atomics", feature = "wasm-wait"))]
-fn wait(word: &AtomicU32, expected: u32) {
+pub(crate) fn wait(word: &AtomicU32, expected: u32) {
     if !can_wait() {
         return backoff_spin(word, expected);
     }
@@ -269,7 +290,7 @@ fn wait(word: &AtomicU32, expected: u32) {
     }
 }
 #[cfg(all(not(feature = "shuttle"), target_arch = "wasm32", target_feature = "atomics", feature = "wasm-wait"))]
-fn wake_all(word: &AtomicU32) {
+pub(crate) fn wake_all(word: &AtomicU32) {
     // SAFETY: notify only uses the address as a key.
     unsafe {
         core::arch::wasm32::memory_atomic_notify(word.as_ptr() as *mut i32, u32::MAX);
@@ -281,7 +302,7 @@ fn wake_all(word: &AtomicU32) {
     not(target_os = "linux"),
     not(all(target_arch = "wasm32", target_feature = "atomics", feature = "wasm-wait"))
 ))]
-fn wait(word: &AtomicU32, expected: u32) {
+pub(crate) fn wait(word: &AtomicU32, expected: u32) {
     backoff_spin(word, expected);
 }
 #[cfg(all(
@@ -289,7 +310,7 @@ fn wait(word: &AtomicU32, expected: u32) {
     not(target_os = "linux"),
     not(all(target_arch = "wasm32", target_feature = "atomics", feature = "wasm-wait"))
 ))]
-fn wake_all(_word: &AtomicU32) {}
+pub(crate) fn wake_all(_word: &AtomicU32) {}
 
 #[cfg(all(test, not(feature = "shuttle")))]
 mod tests {

@@ -198,3 +198,24 @@ fn many_fds_grow_the_table_and_reuse_low_numbers() {
     }
     assert_eq!(fs.open_fds(), 1);
 }
+
+/// One thread gets POSIX's lowest free fd number (its stripe's hint drops on close), and fds
+/// closed by another thread are found again before the table grows.
+#[test]
+fn fd_numbers_reuse_the_lowest_free() {
+    let (fs, root) = fresh();
+    let open = |p: &str| fs.path_open(root, FOLLOW, p.as_bytes(), oflags::CREAT, RW, RW, 0).unwrap();
+    let (a, b, c) = (open("a"), open("b"), open("c"));
+    assert!(a < b && b < c);
+    fs.fd_close(b).unwrap();
+    assert_eq!(open("d"), b);
+    let fs = std::sync::Arc::new(fs);
+    let f2 = fs.clone();
+    let many: Vec<Fd> = std::thread::spawn(move || (0..200).map(|i| f2.path_open(root, FOLLOW, format!("m{i}").as_bytes(), oflags::CREAT, RW, RW, 0).unwrap()).collect()).join().unwrap();
+    for fd in &many {
+        fs.fd_close(*fd).unwrap();
+    }
+    let again: Vec<Fd> = (0..200).map(|i| fs.path_open(root, FOLLOW, format!("m{i}").as_bytes(), 0, RW, RW, 0).unwrap()).collect();
+    assert!(again.iter().all(|fd| *fd <= *many.iter().max().unwrap()), "the table grew instead of reusing closed fds");
+    assert_eq!(fs.open_fds(), 1 + 3 + 200); // the preopen, a, c, d and the 200
+}

@@ -42,7 +42,6 @@ enum Out {
     Bytes(Vec<u8>),
     Stat { ft: FileType, size: Option<u64>, nlink: u64 },
     Names(Vec<Vec<u8>>),
-    Opened,
 }
 
 fn path() -> impl Strategy<Value = String> {

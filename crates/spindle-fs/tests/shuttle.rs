@@ -106,3 +106,44 @@ fn unlink_while_open() {
         fs.check_invariants().unwrap();
     });
 }
+
+/// The directory lock's short reads (`dir_lock.rs`): lookups and stats of one directory while
+/// another thread creates, renames and removes entries in it. Under the `shuttle` feature the
+/// lock asserts that a short reader never meets a writer; here every answer must also be one
+/// that some moment of the writer's sequence could give.
+#[test]
+fn lookups_during_directory_writes() {
+    check(|| {
+        let (fs, root) = fresh();
+        fs.path_create_directory(root, b"d").unwrap();
+        let fs = Arc::new(fs);
+        let w = {
+            let fs = fs.clone();
+            thread::spawn(move || {
+                fs.path_create_directory(root, b"d/x").unwrap();
+                fs.path_rename(root, b"d/x", root, b"d/y").unwrap();
+                fs.path_remove_directory(root, b"d/y").unwrap();
+            })
+        };
+        let readers: Vec<_> = (0..2)
+            .map(|i| {
+                let fs = fs.clone();
+                thread::spawn(move || {
+                    let name: &[u8] = if i == 0 { b"d/x" } else { b"d/y" };
+                    match fs.path_filestat_get(root, FOLLOW, name) {
+                        Ok(st) => assert_eq!(st.filetype, FileType::Directory),
+                        Err(e) => assert_eq!(e, Errno::Noent),
+                    }
+                    let n = fs.path_filestat_get(root, FOLLOW, b"d").unwrap().size;
+                    assert!(n <= 1, "d never holds two entries, saw {n}");
+                })
+            })
+            .collect();
+        w.join().unwrap();
+        for r in readers {
+            r.join().unwrap();
+        }
+        assert_eq!(fs.path_filestat_get(root, FOLLOW, b"d").unwrap().size, 0);
+        fs.check_invariants().unwrap();
+    });
+}
