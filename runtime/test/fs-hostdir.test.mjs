@@ -56,7 +56,7 @@ describe('(iv) unmodified fs guests on a host directory (--dir HOST::/tmp)', () 
   }));
 
   test('a plain wasm32-wasip1 program (its own memory, run on the calling thread): fs_rust', () => withDir(async (dir) => {
-    expectOk(await runCliAsync(['run', '--dir', `${dir}::/tmp`, wasm('fs_rust_wasip1')]), 'fs_rust');
+    expectOk(await runCliAsync(['run', '--dir', `${dir}::/tmp`, wasm('fs_rust_wasip1_rt')]), 'fs_rust');
   }));
 
   test('through the JS API, on the calling thread (a program that spawns no thread)', () => withDir(async (dir) => {

@@ -42,7 +42,7 @@ describe('(iii) unmodified fs guests on a memory mount (--mount /tmp=memory)', (
     expectOk(await runCliAsync(['run', '--mount', '/tmp=memory', wasm('fs_rust_rt'), 'threads']), 'fs_rust');
   });
   test('a plain wasm32-wasip1 program (its own memory, run on the calling thread): fs_rust', async () => {
-    expectOk(await runCliAsync(['run', '--mount', '/tmp=memory', wasm('fs_rust_wasip1')]), 'fs_rust');
+    expectOk(await runCliAsync(['run', '--mount', '/tmp=memory', wasm('fs_rust_wasip1_rt')]), 'fs_rust');
   });
   test('hostdir: a host directory beside a memory mount; rename between them is EXDEV', () => withDir(async (dir) => {
     expectOk(await runCliAsync(['run', '--dir', `${dir}::/host`, '--mount', '/tmp=memory', wasm('hostdir_rt')]), 'hostdir');

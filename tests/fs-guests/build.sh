@@ -8,7 +8,7 @@
 #                        programs on the runtime's filesystem: memory mounts, host directories;
 #                        all but mounts.c, which uses the library's API), and runtime/<name>.c
 #   fs_rust_rt.wasm      the Rust program without the crate or the archive (FS_GUEST_PLAIN=1)
-#   fs_rust_wasip1.wasm  the same for plain wasm32-wasip1 (no threads; its own memory)
+#   fs_rust_wasip1_rt.wasm  the same for plain wasm32-wasip1 (no threads; its own memory)
 #   fs_rust.wasm         Rust std::fs program using the spindle-wasi-fs crate (rust/)
 #   fs_rust_linkarg.wasm the same program without the crate, linked with libspindle-fs.a through
 #                        RUSTFLAGS="-C link-arg=..." (the no-source-change route for Rust)
@@ -47,5 +47,5 @@ if [ -d "$here/rust" ] && [ -f "$here/rust/Cargo.toml" ]; then
   (cd "$here/rust" && FS_GUEST_PLAIN=1 cargo build -q --release --target wasm32-wasip1-threads --no-default-features --target-dir target/plain)
   cp "$here/rust/target/plain/wasm32-wasip1-threads/release/fs_rust.wasm" "$out/fs_rust_rt.wasm"
   (cd "$here/rust" && FS_GUEST_PLAIN=1 cargo build -q --release --target wasm32-wasip1 --no-default-features --target-dir target/plain)
-  cp "$here/rust/target/plain/wasm32-wasip1/release/fs_rust.wasm" "$out/fs_rust_wasip1.wasm"
+  cp "$here/rust/target/plain/wasm32-wasip1/release/fs_rust.wasm" "$out/fs_rust_wasip1_rt.wasm"
 fi
