@@ -19,6 +19,9 @@ import type { Descriptor, Directory, Fdstat, Filestat } from '../wasi/fd-table.j
 import type { GuestMemory, IoVecs } from '../wasi/guest-memory.js';
 import { DATA, IOV, OUT, type ModuleThread } from './memfs-thread.js';
 
+/** What the module reports for every directory fd without fdflags (wasmtime 46's rights). */
+const DIR_FDSTAT: Fdstat = Object.freeze({ filetype: FILETYPE_DIRECTORY, flags: 0, rightsBase: 0x7b7fe00n, rightsInheriting: 0xff7ffffn });
+
 /** A memory-FS descriptor: any `Descriptor`, plus its module fd (what the shared fd table stores). */
 export interface MemFsDescriptor extends Descriptor {
   readonly memFd: number;
@@ -35,6 +38,9 @@ export class ModuleFd implements MemFsDescriptor {
   fdstat(): Fdstat {
     const t = this.t;
     check(t.c.fd_fdstat_get(this.memFd, t.at(OUT)));
+    // A directory's rights are constants (wasmtime's): no BigInts to make for the common case
+    // (wasi-libc asks for the directory's fdstat before every open).
+    if (t.u8[OUT] === FILETYPE_DIRECTORY && t.u8[OUT + 2] === 0 && t.u8[OUT + 3] === 0) return DIR_FDSTAT;
     return {
       filetype: t.u8[OUT]!,
       flags: t.u8[OUT + 2]! | (t.u8[OUT + 3]! << 8),
