@@ -207,7 +207,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_close(fd: i32) -> 
         #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_close(fd) },
-        Route::Spindle(f) => ret(fs().fd_close(f)),
+        Route::Spindle(f) => ret(crate::opfs::close(f, || fs().fd_close(f))),
     }
 }
 
@@ -221,7 +221,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_sync(fd: i32) -> i
         #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_sync(fd) },
-        Route::Spindle(f) => ret(fs().fd_sync(f)),
+        Route::Spindle(f) => ret(crate::opfs::sync(f, || fs().fd_sync(f))),
     }
 }
 
@@ -235,7 +235,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_datasync(fd: i32) 
         #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_datasync(fd) },
-        Route::Spindle(f) => ret(fs().fd_datasync(f)),
+        Route::Spindle(f) => ret(crate::opfs::sync(f, || fs().fd_datasync(f))),
     }
 }
 
@@ -397,7 +397,9 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_renumber(fd: i32, 
         #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         (Route::Host, Route::Host) => unsafe { host::fd_renumber(fd, to) },
-        (Route::Spindle(a), Route::Spindle(b)) => ret(fs().fd_renumber(a, b)),
+        (Route::Spindle(a), Route::Spindle(b)) => {
+            ret(crate::opfs::renumber(a, b, || fs().fd_renumber(a, b)))
+        }
         #[cfg(not(spindle_fs_module))]
         _ => errno(Errno::Badf),
     }

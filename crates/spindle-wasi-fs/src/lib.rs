@@ -48,6 +48,12 @@ mod host;
 #[cfg(target_arch = "wasm32")]
 #[doc(hidden)]
 pub mod mem;
+/// OPFS-backed mounts (browser): the side table and hooks; `opfs_host` its imports.
+#[cfg(target_arch = "wasm32")]
+mod opfs;
+#[cfg(target_arch = "wasm32")]
+mod opfs_host;
+mod opfs_path;
 #[cfg(target_arch = "wasm32")]
 mod path_calls;
 #[cfg(all(target_arch = "wasm32", not(spindle_fs_module)))]

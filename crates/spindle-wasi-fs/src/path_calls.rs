@@ -10,6 +10,7 @@ use crate::fds::{route, Route};
 #[cfg(not(spindle_fs_module))]
 use crate::host;
 use crate::mem::{self, bytes, bytes_mut, put_u32};
+use crate::opfs::{self, Op};
 use crate::state::fs;
 #[cfg(not(spindle_fs_module))]
 use spindle_fs::Errno;
@@ -59,6 +60,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_open(
                 inheriting,
                 fdflags as u16,
             )?;
+            opfs::opened(d, p, oflags as u16, base, n);
             // SAFETY: checked out-pointer.
             unsafe { put_u32(out, guest_fd(n)) }
         })()),
@@ -80,9 +82,9 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_create_directory
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::path_create_directory(fd, path, len) },
         // SAFETY: the program lends path for the call.
-        Route::Spindle(d) => {
-            ret(unsafe { bytes(path, len) }.and_then(|p| fs().path_create_directory(d, p)))
-        }
+        Route::Spindle(d) => ret(unsafe { bytes(path, len) }.and_then(|p| {
+            opfs::namespace(Op::Mkdir, d, p, None, || fs().path_create_directory(d, p))
+        })),
     }
 }
 
@@ -101,9 +103,9 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_remove_directory
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::path_remove_directory(fd, path, len) },
         // SAFETY: the program lends path for the call.
-        Route::Spindle(d) => {
-            ret(unsafe { bytes(path, len) }.and_then(|p| fs().path_remove_directory(d, p)))
-        }
+        Route::Spindle(d) => ret(unsafe { bytes(path, len) }.and_then(|p| {
+            opfs::namespace(Op::Rmdir, d, p, None, || fs().path_remove_directory(d, p))
+        })),
     }
 }
 
@@ -122,9 +124,8 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_unlink_file(
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::path_unlink_file(fd, path, len) },
         // SAFETY: the program lends path for the call.
-        Route::Spindle(d) => {
-            ret(unsafe { bytes(path, len) }.and_then(|p| fs().path_unlink_file(d, p)))
-        }
+        Route::Spindle(d) => ret(unsafe { bytes(path, len) }
+            .and_then(|p| opfs::namespace(Op::Unlink, d, p, None, || fs().path_unlink_file(d, p)))),
     }
 }
 
@@ -148,7 +149,9 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_rename(
         (Route::Spindle(a), Route::Spindle(b)) => ret((|| {
             // SAFETY: the program lends both paths for the call.
             let (o, n) = unsafe { (bytes(op, ol)?, bytes(np, nl)?) };
-            fs().path_rename(a, o, b, n)
+            opfs::namespace(Op::Rename, a, o, Some((b, n)), || {
+                fs().path_rename(a, o, b, n)
+            })
         })()),
         #[cfg(not(spindle_fs_module))]
         _ => errno(Errno::Xdev),
@@ -176,7 +179,9 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_link(
         (Route::Spindle(a), Route::Spindle(b)) => ret((|| {
             // SAFETY: the program lends both paths for the call.
             let (o, n) = unsafe { (bytes(op, ol)?, bytes(np, nl)?) };
-            fs().path_link(a, flags as u32, o, b, n)
+            opfs::namespace(Op::Link, a, o, Some((b, n)), || {
+                fs().path_link(a, flags as u32, o, b, n)
+            })
         })()),
         #[cfg(not(spindle_fs_module))]
         _ => errno(Errno::Xdev),
@@ -204,7 +209,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_symlink(
             let (t, n) = unsafe { (bytes(op, ol)?, bytes(np, nl)?) };
             #[cfg(spindle_fs_module)]
             crate::wasmtime::relative_target(t)?;
-            fs().path_symlink(t, d, n)
+            opfs::namespace(Op::Symlink, d, n, None, || fs().path_symlink(t, d, n))
         })()),
     }
 }

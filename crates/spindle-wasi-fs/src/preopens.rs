@@ -36,13 +36,19 @@ pub(crate) fn mount_initial(fs: &Fs) {
     let mounts = mounts_from_env();
     let host = host_preopens();
     let mut list = Vec::new();
-    for (path, explicit) in mounts {
-        if !explicit && host.iter().any(|h| same_path(h, &path)) {
+    for (entry, explicit) in mounts {
+        // `GUEST=opfs:DIR`: an OPFS-backed mount (opfs.rs), else a memory mount.
+        let (path, opfs_dir) = crate::opfs::parse_spec(&entry);
+        if !explicit && host.iter().any(|h| same_path(h, path)) {
             continue;
         }
-        match mount_into(fs, &path) {
-            Ok(fd) => list.push((guest(fd), path)),
-            Err(e) => warn_mount(&path, e),
+        let mounted = match opfs_dir {
+            Some(dir) => crate::opfs::mount(fs, path, dir),
+            None => mount_into(fs, path),
+        };
+        match mounted {
+            Ok(fd) => list.push((guest(fd), path.to_vec())),
+            Err(e) => warn_mount(&entry, e),
         }
     }
     pending_lock();
@@ -72,7 +78,10 @@ fn warn_mount(path: &[u8], e: Errno) {
         msg.push(b'0' + (n / 10) as u8);
     }
     msg.push(b'0' + (n % 10) as u8);
-    msg.extend_from_slice(b"); give absolute paths without '.' or '..', separated by commas\n");
+    msg.extend_from_slice(b"); give absolute paths without '.' or '..', separated by commas");
+    msg.extend_from_slice(
+        b" (GUEST=opfs:DIR needs libspindle-fs-opfs.a and spindle in a browser)\n",
+    );
     let iov = [msg.as_ptr() as u32, msg.len() as u32];
     let mut written = 0u32;
     // SAFETY: one valid ciovec and out-pointer for the call.

@@ -1,0 +1,369 @@
+//! OPFS-backed mounts: a spindle-fs memory mount that is a CACHE of an OPFS directory (the
+//! browser's Origin Private File System; its root or any subdirectory).
+//!
+//! **Design.** The core caches file data in memory and writes back on fsync, close and, for what
+//! is queued, as soon as the I/O worker is idle; so small reads and writes run at memory speed
+//! while fsync gives durability.
+//! - **Load** (mount time, [`mount`]): the I/O worker (runtime/src/fs/opfs-io-worker.ts) reads the
+//!   OPFS directory and hands it over as a tar stream, imported into the fresh memory mount; so
+//!   files that other tabs or page code created before the mount are visible.
+//! - **Write-back**: a whole-file snapshot (its bytes at that moment) is queued to the I/O worker,
+//!   which owns every FileSystemSyncAccessHandle. `fd_close` of an fd that could have changed
+//!   the file (opened for writing, O_CREAT or O_TRUNC) queues one and does not wait; `fd_sync`/
+//!   `fd_datasync` (any fd of a regular file) queues one and WAITS (Atomics.wait, in the
+//!   calling thread's worker) until the I/O worker has flushed it: that is the durability point.
+//! - **Namespace**: mkdir, unlink, rmdir and rename are mirrored, in the order they happened
+//!   here (the change and its queueing happen under one lock). Links and symlinks do not exist
+//!   in OPFS: `path_link`/`path_symlink` on an OPFS mount answer ENOTSUP.
+//! - **Crash safety** (I/O worker): a snapshot is written to a temporary sibling
+//!   (`.spindle-tmp.NAME`), flushed, closed and then moved over `NAME`; Chromium's `move()`
+//!   replaces an existing destination in one step of its directory database, so a crash leaves
+//!   either the old or the new bytes of an fsynced file, never a mix. Temporaries a crash left
+//!   behind are deleted at the next load.
+//! - **Errors**: a failed write-back (QuotaExceededError -> ENOSPC, anything else -> EIO) is
+//!   returned by the fsync that waited for it; for a queued write-back nobody waited for, it is
+//!   kept per file and returned by the next fsync or close of that file (like Linux's deferred
+//!   writeback errors). It is also printed on the console. Never a silent loss.
+//!
+//! **What is persisted when.** After `fsync` returns 0: the file's bytes at the time of the call
+//! and every namespace change made before it. After `close`: nothing yet; the snapshot is
+//! queued and reaches OPFS when the I/O worker gets to it (normally within milliseconds, also
+//! after the program has exited, as long as the page stays open). Bytes written through an fd
+//! that is still open and never fsynced live only in memory. Timestamps and permission bits are
+//! not persisted (OPFS has only lastModified).
+//!
+//! **Cost for memory mounts**: one relaxed atomic load ([`active`]) in open, close, sync,
+//! renumber and the namespace calls; data calls (read, write, seek, stat) have no hook at all.
+//! Without the `opfs` feature [`active`] is the constant `false` and the module imports nothing.
+//!
+//! **Side table**: fd -> (mount, path below the mount root, write-back?) for every fd on an OPFS
+//! mount, including the mount's preopen (path ""). Paths are canonical (no `.`, `..` or
+//! symlinks, which cannot exist on these mounts); a rename rewrites every path below it.
+//!
+//! Thread rules: ONE spin lock (`LOCK`) guards the table and is held across "change the tree +
+//! queue the mirror" and "snapshot + queue", so the I/O worker sees the operations in the order
+//! the tree saw them. Lock order: this lock, then spindle-fs's locks; spindle-fs never calls
+//! back. Waiting for the I/O worker (fsync) happens after the lock is released.
+
+// The module build has no start-up mounts yet (its host would mount OPFS); only the hooks are used.
+#![cfg_attr(spindle_fs_module, allow(dead_code))]
+
+use crate::opfs_host as host;
+use crate::opfs_path::join;
+#[cfg(not(spindle_fs_module))]
+pub(crate) use crate::opfs_path::parse_spec;
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+use core::cell::UnsafeCell;
+use core::sync::atomic::{AtomicBool, Ordering::*};
+use spindle_fs::{oflags, rights, Errno, Fd, FileType, Fs};
+
+pub(crate) use host::Op;
+
+/// True once an OPFS mount exists (never false again).
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+/// Is any OPFS mount present? The only cost a memory mount pays.
+#[inline(always)]
+pub(crate) fn active() -> bool {
+    cfg!(feature = "opfs") && ACTIVE.load(Relaxed)
+}
+
+/// One fd on an OPFS mount.
+struct Node {
+    mount: u32,
+    path: Vec<u8>,
+    write_back: bool,
+}
+
+struct Table {
+    fds: BTreeMap<Fd, Node>,
+}
+
+struct Locked(AtomicBool, UnsafeCell<Table>);
+// SAFETY: the table is only reached through `with`, which holds the spin lock.
+unsafe impl Sync for Locked {}
+static TABLE: Locked = Locked(
+    AtomicBool::new(false),
+    UnsafeCell::new(Table {
+        fds: BTreeMap::new(),
+    }),
+);
+
+/// Runs `f` with the table locked.
+fn with<R>(f: impl FnOnce(&mut Table) -> R) -> R {
+    while TABLE
+        .0
+        .compare_exchange_weak(false, true, Acquire, Relaxed)
+        .is_err()
+    {
+        core::hint::spin_loop();
+    }
+    // SAFETY: we hold the lock; `f` cannot re-enter `with` (nothing it calls does).
+    let r = f(unsafe { &mut *TABLE.1.get() });
+    TABLE.0.store(false, Release);
+    r
+}
+
+/// Mounts the OPFS directory `opfs_dir` ("" = the OPFS root; "a/b" = a subdirectory, created if
+/// missing) at `guest_path`: a memory mount filled with the directory's current contents and
+/// mirrored back from now on. Returns the mount's preopen fd (spindle-fs's number).
+pub(crate) fn mount(fs: &Fs, guest_path: &[u8], opfs_dir: &[u8]) -> Result<Fd, Errno> {
+    let (mount, tar) = host::load(opfs_dir)?;
+    fs.mount_memory(guest_path, false)?;
+    let root = fs.preopen(guest_path)?;
+    if tar.iter().any(|&b| b != 0) {
+        fs.tar_import(root, b".", &tar)?;
+    }
+    with(|t| {
+        t.fds.insert(
+            root,
+            Node {
+                mount,
+                path: Vec::new(),
+                write_back: false,
+            },
+        )
+    });
+    ACTIVE.store(true, Release);
+    Ok(root)
+}
+
+/// After a successful `path_open` of `path` (relative to `dir`) that gave `fd`.
+#[inline]
+pub(crate) fn opened(dir: Fd, path: &[u8], oflags: u16, base: u64, fd: Fd) {
+    if active() {
+        opened_slow(dir, path, oflags, base, fd);
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn opened_slow(dir: Fd, path: &[u8], of: u16, base: u64, fd: Fd) {
+    with(|t| {
+        let Some(d) = t.fds.get(&dir) else { return };
+        let Some(path) = join(&d.path, path) else {
+            return;
+        };
+        let changes = of & (oflags::CREAT | oflags::TRUNC) != 0 || base & rights::WRITE_MODE != 0;
+        let write_back = changes && of & oflags::DIRECTORY == 0;
+        let node = Node {
+            mount: d.mount,
+            path,
+            write_back,
+        };
+        t.fds.insert(fd, node);
+    });
+}
+
+/// `fd_close` through `close`: queues the write-back first (the fd is still open for the
+/// snapshot), then closes; a deferred write-back error of the file is returned after the close.
+#[inline]
+pub(crate) fn close(fd: Fd, close: impl FnOnce() -> Result<(), Errno>) -> Result<(), Errno> {
+    if !active() {
+        return close();
+    }
+    close_slow(fd, close)
+}
+
+#[cold]
+#[inline(never)]
+fn close_slow(fd: Fd, close: impl FnOnce() -> Result<(), Errno>) -> Result<(), Errno> {
+    let queued = with(|t| {
+        let node = t.fds.get(&fd)?;
+        let r = if node.write_back {
+            queue_snapshot(fd, node)
+        } else {
+            Ok(0)
+        };
+        Some((node.mount, node.path.clone(), r))
+    });
+    close()?;
+    let Some((mount, path, r)) = queued else {
+        return Ok(());
+    };
+    with(|t| t.fds.remove(&fd));
+    r?;
+    host::take_error(mount, &path)
+}
+
+/// `fd_sync`/`fd_datasync` through `sync`: then, on an OPFS mount, a write-back of the whole
+/// file (a directory: of every change queued before) that this thread waits for.
+#[inline]
+pub(crate) fn sync(fd: Fd, sync: impl FnOnce() -> Result<(), Errno>) -> Result<(), Errno> {
+    sync()?;
+    if !active() {
+        return Ok(());
+    }
+    sync_slow(fd)
+}
+
+#[cold]
+#[inline(never)]
+fn sync_slow(fd: Fd) -> Result<(), Errno> {
+    let queued = with(|t| {
+        let node = t.fds.get(&fd)?;
+        let seq = match is_file(fd) {
+            true => queue_snapshot(fd, node),
+            false => host::namespace(node.mount, Op::Barrier, b"", b""),
+        };
+        Some((node.mount, node.path.clone(), seq))
+    });
+    match queued {
+        None => Ok(()),
+        Some((mount, path, seq)) => host::wait(mount, seq?, &path),
+    }
+}
+
+/// `fd_renumber(from, to)` through `renumber`: `to`'s file is written back as by a close, and
+/// `from`'s entry moves to `to`.
+#[inline]
+pub(crate) fn renumber(
+    from: Fd,
+    to: Fd,
+    renumber: impl FnOnce() -> Result<(), Errno>,
+) -> Result<(), Errno> {
+    if !active() {
+        return renumber();
+    }
+    with(|t| {
+        if let Some(node) = t.fds.get(&to).filter(|n| n.write_back) {
+            let _ = queue_snapshot(to, node);
+        }
+        renumber()?;
+        t.fds.remove(&to);
+        if let Some(node) = t.fds.remove(&from) {
+            t.fds.insert(to, node);
+        }
+        Ok(())
+    })
+}
+
+/// A namespace call (`op` on `path` relative to `dir`; `to` for a rename or link) through
+/// `change`: on an OPFS mount the change is made and mirrored under the lock.
+#[inline]
+pub(crate) fn namespace(
+    op: Op,
+    dir: Fd,
+    path: &[u8],
+    to: Option<(Fd, &[u8])>,
+    change: impl FnOnce() -> Result<(), Errno>,
+) -> Result<(), Errno> {
+    if !active() {
+        return change();
+    }
+    namespace_slow(op, dir, path, to, change)
+}
+
+#[cold]
+#[inline(never)]
+fn namespace_slow(
+    op: Op,
+    dir: Fd,
+    path: &[u8],
+    to: Option<(Fd, &[u8])>,
+    change: impl FnOnce() -> Result<(), Errno>,
+) -> Result<(), Errno> {
+    with(|t| {
+        let from = t.fds.get(&dir).map(|n| (n.mount, join(&n.path, path)));
+        let dest = to.map(|(d, p)| t.fds.get(&d).map(|n| (n.mount, join(&n.path, p))));
+        let on_opfs = from.is_some() || matches!(dest, Some(Some(_)));
+        if !on_opfs {
+            return change();
+        }
+        if matches!(op, Op::Link | Op::Symlink) {
+            return Err(Errno::Notsup);
+        }
+        change()?;
+        // A path this module cannot name (it went through `..` above the fd) was still changed
+        // in memory; its mirror is skipped (it cannot happen on a canonical, symlink-free tree).
+        let (Some((mount, Some(a))), b) = (from, dest) else {
+            return Ok(());
+        };
+        let b = match b {
+            Some(Some((_, Some(b)))) => b,
+            Some(_) => return Ok(()),
+            None => Vec::new(),
+        };
+        host::namespace(mount, op, &a, &b)?;
+        if op == Op::Rename {
+            rename_paths(t, mount, &a, &b);
+        }
+        Ok(())
+    })
+}
+
+/// Rewrites the side table after `a` was renamed to `b` on `mount`.
+fn rename_paths(t: &mut Table, mount: u32, a: &[u8], b: &[u8]) {
+    for n in t.fds.values_mut().filter(|n| n.mount == mount) {
+        let below = n.path.len() > a.len() && n.path.starts_with(a) && n.path[a.len()] == b'/';
+        if n.path == a || below {
+            let mut p = b.to_vec();
+            p.extend_from_slice(&n.path[a.len()..]);
+            n.path = p;
+        }
+    }
+}
+
+/// Is `fd` a regular file?
+fn is_file(fd: Fd) -> bool {
+    crate::state::fs()
+        .fd_filestat_get(fd)
+        .is_ok_and(|s| s.filetype == FileType::RegularFile)
+}
+
+/// Queues a write-back of the file open as `fd` (under the lock). The bytes are read through
+/// a second fd opened by path, so a write-only fd works too; if the path no longer names the
+/// fd's file (unlinked or replaced), there is nothing to write back. Returns the sequence
+/// number to wait for (0: nothing queued).
+fn queue_snapshot(fd: Fd, node: &Node) -> Result<u32, Errno> {
+    let fs = crate::state::fs();
+    let Some(bytes) = snapshot(fs, fd, node)? else {
+        return Ok(0);
+    };
+    host::write_back(node.mount, &node.path, &bytes)
+}
+
+fn snapshot(fs: &Fs, fd: Fd, node: &Node) -> Result<Option<Vec<u8>>, Errno> {
+    let st = fs.fd_filestat_get(fd)?;
+    if st.filetype != FileType::RegularFile {
+        return Ok(None);
+    }
+    let root = root_of(node.mount).ok_or(Errno::Badf)?;
+    let need = rights::FD_READ | rights::FD_FILESTAT_GET;
+    let Ok(r) = fs.path_open(root, 0, &node.path, 0, need, 0, 0) else {
+        return Ok(None);
+    };
+    let out = read_all(fs, r, st.ino);
+    fs.fd_close(r)?;
+    out
+}
+
+/// The whole file behind `r` if it is inode `ino`.
+fn read_all(fs: &Fs, r: Fd, ino: u64) -> Result<Option<Vec<u8>>, Errno> {
+    let st = fs.fd_filestat_get(r)?;
+    if st.ino != ino {
+        return Ok(None);
+    }
+    let mut buf = alloc::vec![0u8; st.size as usize];
+    let mut off = 0;
+    while off < buf.len() {
+        let n = fs.fd_pread(r, &mut [&mut buf[off..]], off as u64)?;
+        if n == 0 {
+            buf.truncate(off);
+            break;
+        }
+        off += n;
+    }
+    Ok(Some(buf))
+}
+
+/// The preopen fd of `mount` (the one entry with an empty path).
+fn root_of(mount: u32) -> Option<Fd> {
+    // SAFETY: called under the lock (from `queue_snapshot`).
+    let t = unsafe { &*TABLE.1.get() };
+    t.fds
+        .iter()
+        .find(|(_, n)| n.mount == mount && n.path.is_empty())
+        .map(|(&fd, _)| fd)
+}
