@@ -23,6 +23,13 @@ for t in wasm32-wasip1-threads wasm32-wasip1; do
   grep -qx "$t" <<<"$installed" || { say "rustup target add $t"; rustup target add "$t" >/dev/null; }
 done
 
+# Miri (tools/test.sh runs spindle-alloc's single-thread tests under it, on i686): nightly + miri + rust-src.
+nightly_has() { rustup +nightly component list --installed 2>/dev/null | grep -q "^$1"; }
+if ! nightly_has miri || ! nightly_has rust-src; then
+  say "rustup toolchain install nightly --component miri,rust-src"
+  rustup toolchain install nightly --profile minimal --component miri,rust-src >/dev/null
+fi
+
 command -v node >/dev/null || { say "Node.js >= 20 is required"; exit 1; }
 if [ ! -d "$repo/runtime/node_modules" ] || [ "$repo/runtime/package-lock.json" -nt "$repo/runtime/node_modules/.package-lock.json" ]; then
   say "npm ci (runtime)"

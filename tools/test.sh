@@ -27,5 +27,10 @@ bash bench/harness/setup.sh
 step "test: Rust crates (native)"
 cargo test --workspace --release -q 2>&1
 
+# The allocator computes addresses as integers (chunk arithmetic), hence permissive provenance.
+step "test: spindle-alloc single-thread logic under Miri, 32-bit (i686)"
+MIRIFLAGS=-Zmiri-permissive-provenance cargo +nightly miri test -q -p spindle-alloc \
+  --target i686-unknown-linux-gnu --test miri --test miri_oom 2>&1
+
 step "test: runtime (node:test)"
 (cd runtime && npm test --silent)
