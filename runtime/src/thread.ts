@@ -16,6 +16,7 @@ import type { WasiHost } from './wasi/host.js';
 import { wasiPreview1 } from './wasi/preview1.js';
 import { StdinPipe } from './stdin.js';
 import { threadFdTable, type FsInit, type HostFsDriver } from './fs/runtime-fs.js';
+import { opfsImports, type OpfsInit } from './fs/opfs-imports.js';
 
 /** Everything a worker needs to run threads of a program. Structured-cloneable. */
 export interface WorkerInit {
@@ -41,6 +42,8 @@ export interface WorkerInit {
   env: string[];
   /** The runtime filesystem (shared fd table, mounts), or null: stdio only, per thread. */
   fs: FsInit | null;
+  /** OPFS mounts of the in-program FS (browser; fs/opfs-owner.ts adds it when the module imports spindle_opfs). */
+  opfs?: OpfsInit;
   /** This worker's slot in the control block. */
   slot: number;
 }
@@ -129,6 +132,7 @@ export class ThreadFactory {
       wasi_snapshot_preview1: wasiPreview1(this.host, { stdioIsTty: init.stdioTty, fds }),
       wasi: { 'thread-spawn': (arg: number) => spawnThread(init, platform, ctl, stdio, arg) },
     };
+    if (init.opfs) this.imports.spindle_opfs = opfsImports(init.opfs, () => this.host.memory);
     if (imported && init.memoryImport) {
       const { module, name } = init.memoryImport;
       this.imports[module] = { ...(this.imports[module] ?? {}), [name]: imported };

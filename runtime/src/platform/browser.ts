@@ -25,6 +25,7 @@
  */
 import type { Platform, WorkerHandle } from './types.js';
 import type { WorkerInit } from '../thread.js';
+import { endOpfs, withOpfs } from '../fs/opfs-owner.js';
 
 const ERRNO_BADF = 8;
 const ERRNO_NOTSUP = 58;
@@ -51,6 +52,7 @@ const programs = new WeakMap<SharedArrayBuffer, ProgramWorkers>();
 
 /** The owner's side (the thread that runs the program, normally the page): creates the worker. */
 function startWorker(init: WorkerInit, onFailure: (message: string) => void): WorkerHandle {
+  init = withOpfs(init);
   let record = programs.get(init.control);
   if (!record) {
     record = { workers: [], onFailure, ended: false };
@@ -58,7 +60,7 @@ function startWorker(init: WorkerInit, onFailure: (message: string) => void): Wo
   }
   create(init, record);
   const owner = record;
-  return { terminate: async () => endProgram(owner) };
+  return { terminate: async () => { endProgram(owner); endOpfs(init.control); } };
 }
 
 function create(init: WorkerInit, record: ProgramWorkers): void {
