@@ -20,7 +20,7 @@ import {
   readdirSync, readSync, statSync, utimesSync, writeSync, type BigIntStats,
 } from 'node:fs';
 import {
-  ERRNO_INVAL, ERRNO_NOTDIR, ERRNO_NOTSUP, FDFLAGS_APPEND, FILETYPE_BLOCK_DEVICE, FILETYPE_CHARACTER_DEVICE,
+  ERRNO_FBIG, ERRNO_INVAL, ERRNO_NOTDIR, ERRNO_NOTSUP, FDFLAGS_APPEND, FILETYPE_BLOCK_DEVICE, FILETYPE_CHARACTER_DEVICE,
   FILETYPE_DIRECTORY, FILETYPE_REGULAR_FILE, FILETYPE_SOCKET_STREAM, FILETYPE_SYMBOLIC_LINK, FILETYPE_UNKNOWN,
   FSTFLAGS_ATIM, FSTFLAGS_ATIM_NOW, FSTFLAGS_MTIM, FSTFLAGS_MTIM_NOW, WHENCE_CUR, WHENCE_END, WHENCE_SET,
 } from '../wasi/constants.js';
@@ -66,6 +66,11 @@ export function timesFor(current: BigIntStats, atim: bigint, mtim: bigint, fstfl
   return [pick(FSTFLAGS_ATIM, FSTFLAGS_ATIM_NOW, atim, current.atimeNs), pick(FSTFLAGS_MTIM, FSTFLAGS_MTIM_NOW, mtim, current.mtimeNs)];
 }
 
+/** A file size or offset as Node takes it (a double): beyond 2^53 bytes is EFBIG. */
+function position(v: bigint): number {
+  return v > BigInt(Number.MAX_SAFE_INTEGER) ? fail(ERRNO_FBIG) : Number(v);
+}
+
 /** A host fd opened by path_open, before the table gives it a number. */
 export class PendingHost extends DescriptorBase implements PendingEntry {
   constructor(readonly entry: EntryInit) { super(); }
@@ -92,7 +97,7 @@ export class HostFile extends DescriptorBase {
   override setFdflags(flags: number): void { this.table.setField(this.fd, FDFLAGS, flags); }
   override setRights(): void { fail(ERRNO_NOTSUP); }
   filestat(): Filestat { return filestatOf(sys(() => fstatSync(this.os, { bigint: true }))); }
-  override setSize(size: bigint): void { sys(() => ftruncateSync(this.os, Number(size))); }
+  override setSize(size: bigint): void { sys(() => ftruncateSync(this.os, position(size))); }
   override setTimes(atim: bigint, mtim: bigint, fstflags: number): void {
     const [a, m] = timesFor(sys(() => fstatSync(this.os, { bigint: true })), atim, mtim, fstflags);
     sys(() => futimesSync(this.os, a, m));
@@ -101,7 +106,7 @@ export class HostFile extends DescriptorBase {
   /** posix_fallocate: the file is at least offset + len long (wasmtime 46 says ENOTSUP instead). */
   override allocate(offset: bigint, len: bigint): void {
     const end = offset + len;
-    if (sys(() => fstatSync(this.os, { bigint: true })).size < end) sys(() => ftruncateSync(this.os, Number(end)));
+    if (sys(() => fstatSync(this.os, { bigint: true })).size < end) sys(() => ftruncateSync(this.os, position(end)));
   }
   override datasync(): void { sys(() => fdatasyncSync(this.os)); }
   override sync(): void { sys(() => fsyncSync(this.os)); }
@@ -128,14 +133,14 @@ export class HostFile extends DescriptorBase {
       // With O_APPEND the kernel writes at the end whatever the position (Linux pwrite); without
       // it (APPEND set later by fd_fdstat_set_flags) the end is looked up under the entry lock.
       const at = append && !osAppend ? sys(() => fstatSync(this.os, { bigint: true })).size : this.table.offset(this.fd);
-      const n = sys(() => writeSync(this.os, bytes, 0, bytes.length, Number(at)));
+      const n = sys(() => writeSync(this.os, bytes, 0, bytes.length, position(at)));
       const next = osAppend ? sys(() => fstatSync(this.os, { bigint: true })).size : at + BigInt(n);
       this.table.setOffset(this.fd, next);
       return n;
     });
   }
   override pwrite(bytes: Uint8Array, offset: bigint): number {
-    return sys(() => writeSync(this.os, bytes, 0, bytes.length, Number(offset)));
+    return sys(() => writeSync(this.os, bytes, 0, bytes.length, position(offset)));
   }
   override seek(delta: bigint, whence: number): bigint {
     return this.table.withEntryLock(this.fd, () => {

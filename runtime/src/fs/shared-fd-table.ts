@@ -147,7 +147,8 @@ export class SharedFdTable implements FdTable {
     const entry = (d as Partial<PendingEntry>).entry ?? (memFd !== undefined ? { kind: MEMFS, handle: memFd } : undefined);
     if (!entry) throw new Error('spindle: only descriptors opened by the runtime filesystem can enter the shared fd table');
     try {
-      return this.insertEntry(entry);
+      // A memory-FS descriptor is valid on this thread as it is: cached, no second materialization.
+      return this.insertEntry(entry, memFd !== undefined ? d : undefined);
     } catch (e) {
       this.kinds!.release(this, entry.kind, entry.handle ?? -1, entry.aux ?? 0);
       throw e;
@@ -192,8 +193,11 @@ export class SharedFdTable implements FdTable {
 
   // --- entries -----------------------------------------------------------------------------
 
-  /** Opens `e` at the lowest free fd number (EMFILE when none is left). */
-  insertEntry(e: EntryInit): number {
+  /**
+   * Opens `e` at the lowest free fd number (EMFILE when none is left). `d`: this thread's
+   * descriptor for it, cached with the entry's new generation.
+   */
+  insertEntry(e: EntryInit, d?: Descriptor): number {
     const path = e.path === undefined ? undefined : encoder.encode(e.path);
     if (path && path.length > MAX_PATH_BYTES) fail(ERRNO_NAMETOOLONG);
     this.lock();
@@ -213,8 +217,9 @@ export class SharedFdTable implements FdTable {
     this.words[base + PATH_LEN] = path?.length ?? 0;
     if (path) this.bytes.set(path, this.pathAt(i));
     this.words[base + KIND] = e.kind;
-    Atomics.add(this.words, base + GEN, 1);
+    const gen = Atomics.add(this.words, base + GEN, 1) + 1;
     this.unlock();
+    this.cache[i] = d ? { gen, d } : undefined;
     return i;
   }
 
