@@ -118,8 +118,10 @@ fn run(target: &Arc<dyn Target + Send + Sync>, threads: usize, rounds: usize) ->
             })
         })
         .collect();
-    barrier.wait();
+    // The clock starts before the release: started after it, a descheduled main thread could
+    // miss the whole run (seen under load: a "1 ns" round).
     let start = Instant::now();
+    barrier.wait();
     let cpu: f64 = hs.into_iter().map(|h| h.join().unwrap()).sum();
     (start.elapsed().as_secs_f64(), cpu / threads as f64 / 1e9)
 }
