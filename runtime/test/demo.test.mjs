@@ -74,6 +74,7 @@ describe('Chromium: the demo page', () => {
         axes: document.querySelectorAll(`#chart-${c.id} g.axis`).length,
         legend: document.querySelectorAll(`#chart-${c.id} g.legend text`).length,
         rows: document.querySelectorAll(`#table-${c.id} tbody tr`).length,
+        ratios: [...document.querySelectorAll(`#ratios-${c.id} li`)].map((li) => li.textContent),
       }))));
       assert.deepEqual(charts.map((c) => c.id), ['math', 'malloc', 'fs-where', 'fs-threads']);
       for (const c of charts) {
@@ -89,6 +90,10 @@ describe('Chromium: the demo page', () => {
           points += s.points.length;
         }
         assert.equal(c.rows, points, `${c.id}: one table row per point`);
+        // Ratios of medians: per x against the first series, or (one series) per T against T=1.
+        const want = c.series.length === 1 ? c.xs.length - 1 : points - c.drawn[0].points.length;
+        assert.equal(c.ratios.length, want, `${c.id}: ratios ${JSON.stringify(c.ratios)}`);
+        for (const r of c.ratios) assert.match(r, /= \d+\.\d\dx?$/);
       }
       // Each chart as the user sees it (an element screenshot fails if the chart has no box).
       for (const c of charts) assert.ok((await page.locator(`#chart-${c.id}`).screenshot()).subarray(0, 8).equals(PNG));

@@ -49,6 +49,32 @@ function redraw(chart, threads) {
     return tr;
   }));
   $(`table-${chart.id}`).tBodies[0].replaceChildren(...rows);
+  $(`ratios-${chart.id}`).replaceChildren(...ratios(chart, byChart, threads).map((t) => Object.assign(document.createElement('li'), { textContent: t })));
+}
+
+/**
+ * Ratios of medians measured in this page: with one series, each x against the first x (time
+ * at T / time at T=1); with several, each series against the first one at the same x.
+ */
+function ratios(chart, byChart, threads) {
+  const med = (s, x) => (byChart[s.id]?.get(x) ? median(byChart[s.id].get(x)) : undefined);
+  const where = (x) => (chart.x === 'threads' ? `T=${x}` : x);
+  const xs = xsOf(chart, threads);
+  const out = [];
+  const [first, ...others] = chart.series;
+  if (!others.length) {
+    for (const x of xs.slice(1)) {
+      const a = med(first, x), b = med(first, xs[0]);
+      if (a && b) out.push(`${first.label}: time at ${where(x)} / at ${where(xs[0])} = ${(a / b).toFixed(2)}`);
+    }
+  }
+  for (const s of others) {
+    for (const x of xs) {
+      const a = med(s, x), b = med(first, x);
+      if (a && b) out.push(`${where(x)}: ${s.label} / ${first.label} = ${(a / b).toFixed(2)}x`);
+    }
+  }
+  return out;
 }
 
 const fmt = (v) => (v >= 100 ? v.toFixed(0) : v.toFixed(2));
@@ -136,7 +162,8 @@ function buildSections() {
     for (const chart of exp.charts) {
       const fig = document.createElement('figure');
       fig.innerHTML = `<svg class="chart" id="chart-${chart.id}" data-chart="${chart.id}" xmlns="http://www.w3.org/2000/svg"></svg>
-        <table id="table-${chart.id}"><thead><tr><th>configuration</th><th>where</th><th>min</th><th>median</th><th>runs</th></tr></thead><tbody></tbody></table>`;
+        <table id="table-${chart.id}"><thead><tr><th>configuration</th><th>where</th><th>min</th><th>median</th><th>runs</th></tr></thead><tbody></tbody></table>
+        <ul class="ratios" id="ratios-${chart.id}"></ul>`;
       sec.querySelector('.charts').appendChild(fig);
     }
     $('experiments').appendChild(sec);
