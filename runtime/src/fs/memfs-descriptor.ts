@@ -5,8 +5,10 @@
  * readdir state live in the module's shared memory, so the same module fd materialized on any
  * thread is the same open file description.
  *
- * Semantics are the module's (spindle-fs, which follows wasmtime's preview1 answers); this file
- * adds none, except EXDEV for link/rename to a directory outside this memory FS.
+ * Semantics are the module's (spindle-fs, with wasmtime 46's answers where they differ:
+ * crates/spindle-wasi-fs/src/wasmtime.rs); this file adds only what needs the JS side: EXDEV for
+ * link/rename to a directory outside this memory FS, and ENOTSUP for the prestat of a directory
+ * that is not a preopen (wasmtime's answer; EBADF for other fds).
  *
  * Results returned as `Uint8Array` (`read`, `pread`, `readdir`, `readlink`) are VIEWS into this
  * thread's scratch area when they fit it: valid until the next memory-FS call on this thread.
