@@ -1,6 +1,6 @@
 //! One instance = one thread: its identity, whether it may block, and its thread-exit hook.
 //!
-//! Set-up, done by the host for every instance before any other call (memfs.ts `ThreadRegion`):
+//! Set-up, done by the host for every instance before any other call (runtime/src/fs/memfs-thread.ts):
 //! 1. take a region of the shared memory for this instance (the host grows the memory for it or
 //!    reuses one released by an ended thread): `[TLS | scratch | stack]`;
 //! 2. set the exported `__stack_pointer` global to the region's end (the stack grows down);

@@ -3,7 +3,7 @@
  *
  * Every thread that touches the memory FS instantiates the module on the ONE shared memory and
  * calls it directly (never through another thread). An instance needs a shadow stack and a TLS
- * block of its own in that memory: `ThreadRegion` takes a region `[TLS | scratch | stack]` for it
+ * block of its own in that memory: `ModuleThread` takes a region `[TLS | scratch | stack]` for it
  * (from a pool of regions released by ended threads, else by growing the memory), points the
  * instance's exported `__stack_pointer` at the region's end and calls `__wasm_init_tls` on its
  * start, as wasi-libc's `wasi_thread_start` does. Only the first instance ever runs the memory
