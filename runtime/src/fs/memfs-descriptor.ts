@@ -32,17 +32,24 @@ export interface MemFsDescriptor extends Descriptor {
 export class ModuleFd implements MemFsDescriptor {
   private prestat: Uint8Array | null | undefined;
   private dir: ModuleDir | undefined;
+  /** A directory without fdflags (its fdstat is DIR_FDSTAT). */
+  private knownDir = false;
 
   constructor(readonly t: ModuleThread, readonly memFd: number) {}
 
   // ---- fd state ------------------------------------------------------------------------------
 
   fdstat(): Fdstat {
+    // wasi-libc asks for a directory's fdstat before every open: a directory without fdflags,
+    // once seen, answers from here (its filetype and rights are constants; fdflags change only
+    // through setFdflags, which forgets it; a closed fd is never handed out by the fd table).
+    if (this.knownDir) return DIR_FDSTAT;
     const t = this.t;
     check(t.c.fd_fdstat_get(this.memFd, t.at(OUT)));
-    // A directory's rights are constants (wasmtime's): no BigInts to make for the common case
-    // (wasi-libc asks for the directory's fdstat before every open).
-    if (t.u8[OUT] === FILETYPE_DIRECTORY && t.u8[OUT + 2] === 0 && t.u8[OUT + 3] === 0) return DIR_FDSTAT;
+    if (t.u8[OUT] === FILETYPE_DIRECTORY && t.u8[OUT + 2] === 0 && t.u8[OUT + 3] === 0) {
+      this.knownDir = true;
+      return DIR_FDSTAT;
+    }
     return {
       filetype: t.u8[OUT]!,
       flags: t.u8[OUT + 2]! | (t.u8[OUT + 3]! << 8),
@@ -52,6 +59,7 @@ export class ModuleFd implements MemFsDescriptor {
   }
 
   setFdflags(flags: number): void {
+    this.knownDir = false;
     check(this.t.c.fd_fdstat_set_flags(this.memFd, flags));
   }
 
@@ -223,6 +231,7 @@ export class ModuleFd implements MemFsDescriptor {
   }
 
   close(): void {
+    this.knownDir = false;
     check(this.t.c.fd_close(this.memFd));
   }
 }
