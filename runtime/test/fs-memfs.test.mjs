@@ -274,6 +274,8 @@ test('tar: export and import round trip; a corrupt tar is refused whole with whe
   bad[second + 10] ^= 0x55;
   assert.throws(() => other.importTar('/data/broken', bad), (e) => e.name === 'SpindleError' && /checksum/.test(e.message) && /byte \d+/.test(e.message));
   assert.throws(() => other.importTar('/data/broken', tar.slice(0, 700)), (e) => e.name === 'SpindleError' && /truncated/.test(e.message));
+  const escaping = symlinkTar([['ok', 'x'], ['a/../../evil', 'x']]);
+  assert.throws(() => other.importTar('/data/broken', escaping), (e) => e.name === 'SpindleError' && /entry 2 .*outside the target directory/.test(e.message));
   assert.equal(errnoOf(() => odir.filestat(0, 'broken')), ENOENT, 'nothing was imported');
   assert.throws(() => other.importTar('/elsewhere', tar), /not on a memory mount/);
 });
