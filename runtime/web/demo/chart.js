@@ -21,6 +21,12 @@ function el(parent, name, attrs = {}, text) {
   return e;
 }
 
+/** The next multiple of half a power of ten (round tick labels: 0, 50000, 100000, ...). */
+function niceCeil(v) {
+  const mag = 10 ** Math.floor(Math.log10(v));
+  return (Math.ceil((v / mag) * 2) / 2) * mag;
+}
+
 const fmt = (v) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toPrecision(2));
 
 export function drawChart(svg, spec) {
@@ -36,7 +42,7 @@ export function drawChart(svg, spec) {
   const plotW = W - M.left - M.right, plotH = H - M.top - M.bottom;
   let lo = values.length ? Math.min(...values) : 1, hi = values.length ? Math.max(...values) : 10;
   const log = spec.log && hi / lo > 20;
-  if (log) { lo = 10 ** Math.floor(Math.log10(lo)); hi = 10 ** Math.ceil(Math.log10(hi)); } else { lo = 0; hi *= 1.1; }
+  if (log) { lo = 10 ** Math.floor(Math.log10(lo)); hi = 10 ** Math.ceil(Math.log10(hi)); } else { lo = 0; hi = niceCeil(hi * 1.05); }
   const y = (v) => M.top + plotH - (log ? (Math.log10(v) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo)) : (v - lo) / (hi - lo)) * plotH;
   const band = plotW / spec.xs.length;
   const xCenter = (i) => M.left + band * (i + 0.5);
