@@ -2,7 +2,14 @@
 // The allocator benchmark: one command, every configuration, ratios against baselines measured in
 // the same run.
 //
-//   node bench/alloc/run.mjs [--runs N] [--scale F] [--only WORKLOAD] [--out NAME] [--no-build]
+//   node bench/alloc/run.mjs [--runs N] [--scale F] [--only WORKLOAD] [--threads 1,2,4]
+//                            [--pool T] [--out NAME] [--no-build]
+//
+// --pool T: start the runtime with as many pool workers as the program will have threads
+// (`spindle run --threads N`: T for ring/article, 2T for larson, whose chains overlap), so no
+// worker boots inside the timed region; by default the runtime prewarms one worker per core.
+// Every run's checksum must equal the native C program's for the same workload and T (taken
+// first, once per workload and T); a run that differs counts as failed.
 //
 // Builds the configurations (bench/alloc/build.sh), then runs each workload x thread count
 // x configuration N times (default 5), interleaved round-robin so load changes hit every
@@ -33,6 +40,8 @@ const RUNS = Number(opt('--runs', 5));
 const SCALE = Number(opt('--scale', 1));
 const ONLY = opt('--only', null);
 const OUT = opt('--out', 'results'); // base name of the result files
+const POOL = argv.includes('--pool');
+const THREADS = opt('--threads', null)?.split(',').map(Number);
 
 // Workloads: (a) ring, (b) xfree, (c) larson, (d) article; (e) peak memory is read off (a).
 // TOTAL is the number of malloc/free pairs of the whole run (shared by the threads).
@@ -43,7 +52,8 @@ const workloads = [
   { id: 'c', name: 'larson', threads: [1, 2, 4], total: 2 * M },
   // The article's shape is 100M pairs; scaled down (same per-pair work) to keep the run short.
   { id: 'd', name: 'article', threads: [1, 2, 4], total: 10 * M },
-].filter((w) => !ONLY || w.name === ONLY || w.id === ONLY);
+].filter((w) => !ONLY || w.name === ONLY || w.id === ONLY)
+  .map((w) => (THREADS && w.name !== 'xfree' ? { ...w, threads: THREADS } : w));
 
 const mimallocSo = ['/usr/lib/x86_64-linux-gnu/libmimalloc.so.2', '/usr/lib/x86_64-linux-gnu/libmimalloc.so']
   .find((p) => existsSync(p));
@@ -68,19 +78,35 @@ if (!existsSync(cli)) {
 }
 const available = configs.filter((c) => existsSync(join(out, c.wasm ?? c.bin)));
 
-function runOnce(c, w, t, total) {
+function runOnce(c, w, t, total, checksum) {
   const args = [w.name, String(t), String(total)];
+  const pool = POOL ? ['--threads', String(w.name === 'larson' ? 2 * t : t)] : [];
   const r = c.wasm
-    ? spawnSync(process.execPath, ['--no-liftoff', cli, 'run', join(out, c.wasm), ...args], { encoding: 'utf8', timeout: 600_000 })
+    ? spawnSync(process.execPath, ['--no-liftoff', cli, 'run', ...pool, join(out, c.wasm), ...args], { encoding: 'utf8', timeout: 600_000 })
     : spawnSync(join(out, c.bin), args, { encoding: 'utf8', timeout: 600_000, env: { ...process.env, ...(c.env ?? {}) } });
-  const m = /RESULT .* ms=([\d.]+) mem_kb=(\d+)/.exec(r.stdout ?? '');
+  const m = /RESULT .* ms=([\d.]+) mem_kb=(\d+) checksum=([0-9a-f]+)/.exec(r.stdout ?? '');
+  if (m && checksum !== undefined && m[3] !== checksum) {
+    const error = `${c.name} ${args.join(' ')}: checksum mismatch: got ${m[3]}, expected ${checksum} (from the native C run)`;
+    console.error(error);
+    return { error };
+  }
   if (r.status !== 0 || !m) {
     // Recorded, not thrown: a failed run is a result too (and must show in the report).
     const error = `${c.name} ${args.join(' ')} failed (status ${r.status}): ${(r.stderr ?? '').trim().split('\n').pop()}`;
     console.error(error);
     return { error };
   }
-  return { ms: Number(m[1]), memKb: Number(m[2]) };
+  return { ms: Number(m[1]), memKb: Number(m[2]), checksum: m[3] };
+}
+
+/** The native C program's checksum for workload `w` at `t` threads: what every run must print. */
+function referenceChecksum(w, t, total) {
+  const r = runOnce({ name: 'native-glibc (reference)', bin: 'c_native' }, w, t, total);
+  if (r.error) {
+    console.error(`bench/alloc: the native reference run failed, so no checksum to check against: ${r.error}`);
+    process.exit(1);
+  }
+  return r.checksum;
 }
 
 const median = (xs) => {
@@ -95,8 +121,9 @@ for (const w of workloads) {
   for (const t of w.threads) {
     const total = Math.max(1000, Math.round(w.total * SCALE));
     const samples = new Map(available.map((c) => [c.name, []]));
+    const checksum = referenceChecksum(w, t, total);
     for (let i = 0; i < RUNS; i++) {
-      for (const c of available) samples.get(c.name).push(runOnce(c, w, t, total));
+      for (const c of available) samples.get(c.name).push(runOnce(c, w, t, total, checksum));
     }
     const ok = (name) => samples.get(name).filter((x) => !x.error);
     const med = (name) => median(ok(name).map((s) => s.ms));
@@ -134,7 +161,7 @@ const resultsDir = join(here, 'results');
 mkdirSync(resultsDir, { recursive: true });
 const meta = {
   started, finished: new Date().toISOString(), node: process.version, cpus: cpus().length,
-  cpu: cpus()[0]?.model, loadavg_start: load0, loadavg_end: loadavg()[0], runs: RUNS, scale: SCALE,
+  cpu: cpus()[0]?.model, loadavg_start: load0, loadavg_end: loadavg()[0], runs: RUNS, scale: SCALE, pool: POOL,
   command: `node bench/alloc/run.mjs ${argv.join(' ')}`.trim(),
 };
 writeFileSync(join(resultsDir, `${OUT}.json`), JSON.stringify({ meta, codeSize, rows }, null, 1) + '\n');

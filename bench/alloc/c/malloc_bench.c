@@ -9,9 +9,13 @@
 //   article (d) TOTAL pairs split across T threads, each with a ring of 1,024 blocks of 1000..2023 B.
 //
 // Usage: malloc_bench WORKLOAD THREADS TOTAL
-// Prints one line: RESULT workload=.. threads=.. ops=.. ms=.. mem_kb=..
+// Prints one line: RESULT workload=.. threads=.. ops=.. ms=.. mem_kb=.. checksum=XXXXXXXX
 // ms is the workload's wall time (threads included); mem_kb is the linear memory size at the end
 // on wasm (memory only grows, so this is the peak) or the peak RSS natively.
+// checksum: every block's first and last bytes are read back just before it is freed and folded
+// into a per-thread (per-chain for larson, per-consumer for xfree) sum, `acc = acc*31 + word`;
+// the sums are added. The block sizes are seeded, so the value depends only on the workload and T:
+// the same for every allocator, host and for bench/alloc/rust. Corrupted blocks change it.
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -31,36 +35,43 @@ static double now_ms(void) {
 
 static inline uint32_t rnd(uint32_t *s) { *s ^= *s << 13; *s ^= *s >> 17; *s ^= *s << 5; return *s; }
 static inline void touch(unsigned char *p, size_t n) { p[0] = (unsigned char)n; p[n - 1] = (unsigned char)n; }
+// Reads back what `touch` wrote (call before freeing p) and folds it into *acc.
+static inline void fold(uint32_t *acc, const unsigned char *p, size_t n) { *acc = *acc * 31u + (p[0] | (uint32_t)p[n - 1] << 8); }
 
-typedef struct { long ops; int id; int ring; size_t lo, span; } ring_arg;
+typedef struct { unsigned char *p; size_t n; } block;
+typedef struct { long ops; int id; int ring; size_t lo, span; uint32_t acc; } ring_arg;
 
 static void *ring_worker(void *a) {
     ring_arg *r = a;
-    uint32_t s = 2463534242u + r->id * 7919;
+    uint32_t s = 2463534242u + r->id * 7919, acc = 0;
     int ring = r->ring;
-    void **blocks = calloc(ring, sizeof(void *));
-    for (int i = 0; i < ring; i++) { size_t n = r->lo + rnd(&s) % r->span; blocks[i] = malloc(n); touch(blocks[i], n); }
+    block *blocks = calloc(ring, sizeof(block));
+    for (int i = 0; i < ring; i++) { size_t n = r->lo + rnd(&s) % r->span; blocks[i] = (block){malloc(n), n}; touch(blocks[i].p, n); }
     for (long i = 0; i < r->ops; i++) {
         int k = i & (ring - 1);
-        free(blocks[k]);
+        fold(&acc, blocks[k].p, blocks[k].n);
+        free(blocks[k].p);
         size_t n = r->lo + rnd(&s) % r->span;
         unsigned char *p = malloc(n);
         touch(p, n);
-        blocks[k] = p;
+        blocks[k] = (block){p, n};
     }
-    for (int i = 0; i < ring; i++) free(blocks[i]);
+    for (int i = 0; i < ring; i++) { fold(&acc, blocks[i].p, blocks[i].n); free(blocks[i].p); }
     free(blocks);
+    r->acc = acc;
     return NULL;
 }
 
-static void run_ring(int t, long total, int ring, size_t lo, size_t hi) {
+static uint32_t run_ring(int t, long total, int ring, size_t lo, size_t hi) {
     pthread_t th[64];
     ring_arg args[64];
+    uint32_t sum = 0;
     for (int i = 0; i < t; i++) {
-        args[i] = (ring_arg){total / t, i, ring, lo, hi - lo + 1};
+        args[i] = (ring_arg){total / t, i, ring, lo, hi - lo + 1, 0};
         pthread_create(&th[i], NULL, ring_worker, &args[i]);
     }
-    for (int i = 0; i < t; i++) pthread_join(th[i], NULL);
+    for (int i = 0; i < t; i++) { pthread_join(th[i], NULL); sum += args[i].acc; }
+    return sum;
 }
 
 // (b) single-producer single-consumer ring of pointers.
@@ -68,20 +79,27 @@ static void run_ring(int t, long total, int ring, size_t lo, size_t hi) {
 static void *_Atomic q[QN];
 static atomic_long q_head, q_tail;
 static long xfree_total;
+static uint32_t xfree_acc;
 
 static void *xfree_consumer(void *a) {
     (void)a;
+    uint32_t acc = 0;
     for (long i = 0; i < xfree_total; i++) {
         long h = atomic_load_explicit(&q_head, memory_order_relaxed);
         while (atomic_load_explicit(&q_tail, memory_order_acquire) == h) {}
-        void *p = atomic_load_explicit(&q[h % QN], memory_order_relaxed);
+        unsigned char *p = atomic_load_explicit(&q[h % QN], memory_order_relaxed);
         atomic_store_explicit(&q_head, h + 1, memory_order_release);
+        uint32_t n;
+        memcpy(&n, p, 4);
+        acc = acc * 31u + (n | (uint32_t)p[n - 1] << 16);
         free(p);
     }
+    xfree_acc = acc;
     return NULL;
 }
 
-static void run_xfree(long total) {
+// The producer writes each block's size into its first 4 bytes (n >= 16) for the consumer.
+static uint32_t run_xfree(long total) {
     xfree_total = total;
     pthread_t c;
     pthread_create(&c, NULL, xfree_consumer, NULL);
@@ -90,27 +108,31 @@ static void run_xfree(long total) {
         size_t n = 16 + rnd(&s) % 497;
         unsigned char *p = malloc(n);
         touch(p, n);
+        uint32_t n32 = (uint32_t)n;
+        memcpy(p, &n32, 4);
         long t = atomic_load_explicit(&q_tail, memory_order_relaxed);
         while (t - atomic_load_explicit(&q_head, memory_order_acquire) >= QN) {}
         atomic_store_explicit(&q[t % QN], p, memory_order_relaxed);
         atomic_store_explicit(&q_tail, t + 1, memory_order_release);
     }
     pthread_join(c, NULL);
+    return xfree_acc;
 }
 
 // (c) larson-style churn.
 #define SLOTS 1000
-typedef struct { void **slots; long ops_left; long per_thread; uint32_t seed; } larson_arg;
+typedef struct { block *slots; long ops_left; long per_thread; uint32_t seed, acc; } larson_arg;
 
 static void *larson_worker(void *a) {
     larson_arg *l = a;
     long n = l->per_thread < l->ops_left ? l->per_thread : l->ops_left;
     for (long i = 0; i < n; i++) {
         int k = rnd(&l->seed) % SLOTS;
-        free(l->slots[k]);
+        fold(&l->acc, l->slots[k].p, l->slots[k].n);
+        free(l->slots[k].p);
         size_t sz = 16 + rnd(&l->seed) % 1009;
-        l->slots[k] = malloc(sz);
-        touch(l->slots[k], sz);
+        l->slots[k] = (block){malloc(sz), sz};
+        touch(l->slots[k].p, sz);
     }
     l->ops_left -= n;
     if (l->ops_left > 0) {
@@ -119,18 +141,19 @@ static void *larson_worker(void *a) {
         pthread_create(&next, NULL, larson_worker, l);
         pthread_detach(next);
     } else {
-        for (int k = 0; k < SLOTS; k++) free(l->slots[k]);
+        for (int k = 0; k < SLOTS; k++) { fold(&l->acc, l->slots[k].p, l->slots[k].n); free(l->slots[k].p); }
         free(l->slots);
-        l->slots = NULL;
+        __atomic_store_n(&l->slots, NULL, __ATOMIC_RELEASE);
     }
     return NULL;
 }
 
-static void run_larson(int t, long total) {
+static uint32_t run_larson(int t, long total) {
     larson_arg args[64];
+    uint32_t sum = 0;
     for (int i = 0; i < t; i++) {
-        args[i] = (larson_arg){calloc(SLOTS, sizeof(void *)), total / t, 100000, 12345u + i * 777};
-        for (int k = 0; k < SLOTS; k++) { args[i].slots[k] = malloc(64); }
+        args[i] = (larson_arg){calloc(SLOTS, sizeof(block)), total / t, 100000, 12345u + i * 777, 0};
+        for (int k = 0; k < SLOTS; k++) { args[i].slots[k] = (block){malloc(64), 64}; touch(args[i].slots[k].p, 64); }
         pthread_t th;
         pthread_create(&th, NULL, larson_worker, &args[i]);
         pthread_detach(th);
@@ -141,7 +164,9 @@ static void run_larson(int t, long total) {
             struct timespec ts = {0, 200000};
             nanosleep(&ts, NULL);
         }
+        sum += args[i].acc;
     }
+    return sum;
 }
 
 int main(int argc, char **argv) {
@@ -151,10 +176,11 @@ int main(int argc, char **argv) {
     long total = atol(argv[3]);
     if (t < 1 || t > 64) { fprintf(stderr, "THREADS must be 1..64\n"); return 2; }
     double t0 = now_ms();
-    if (!strcmp(w, "ring")) run_ring(t, total, 256, 8, 1024);
-    else if (!strcmp(w, "article")) run_ring(t, total, 1024, 1000, 2023);
-    else if (!strcmp(w, "xfree")) run_xfree(total);
-    else if (!strcmp(w, "larson")) run_larson(t, total);
+    uint32_t checksum;
+    if (!strcmp(w, "ring")) checksum = run_ring(t, total, 256, 8, 1024);
+    else if (!strcmp(w, "article")) checksum = run_ring(t, total, 1024, 1000, 2023);
+    else if (!strcmp(w, "xfree")) checksum = run_xfree(total);
+    else if (!strcmp(w, "larson")) checksum = run_larson(t, total);
     else { fprintf(stderr, "unknown workload %s\n", w); return 2; }
     double ms = now_ms() - t0;
 #ifdef __wasm__
@@ -164,6 +190,6 @@ int main(int argc, char **argv) {
     getrusage(RUSAGE_SELF, &ru);
     long mem_kb = ru.ru_maxrss;
 #endif
-    printf("RESULT workload=%s threads=%d ops=%ld ms=%.1f mem_kb=%ld\n", w, t, total, ms, mem_kb);
+    printf("RESULT workload=%s threads=%d ops=%ld ms=%.1f mem_kb=%ld checksum=%08x\n", w, t, total, ms, mem_kb, checksum);
     return 0;
 }

@@ -9,14 +9,17 @@
  * HOOK: when bench/alloc/experiment.mjs exists (an experiment module with id, title, notes,
  * run(ctx), goals(rows), like bench/runtime's), the registry uses it instead of this adapter.
  *
- * The programs print no checksum: a run counts when it exits 0 and its result line names the
- * workload, thread count and number of operations that were asked for.
+ * A run counts when it exits 0, its result line names the workload, thread count and number of
+ * operations that were asked for, and its checksum (every block's first and last bytes, read
+ * back before the block is freed) equals the native C program's for the same workload and T.
+ * The native reference runs first; a mismatch fails that configuration.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { measure, parseLine, withRatios } from '../../runtime/lib/measure.mjs';
-import { unavailableRows } from '../rows.mjs';
+import { describeFailure, runCommand } from '../../runtime/lib/proc.mjs';
+import { expectChecksum, unavailableRows } from '../rows.mjs';
 import { wasmtimeCommand } from '../../math/experiment.mjs';
 
 export const id = 'malloc';
@@ -29,7 +32,7 @@ export const notes = [
     + 'Pairs per run: ring 2M (500k with --quick), article 2M (the article used 100M: same per-pair work, shorter runs).',
   'The wasm configurations run on the spindle CLI (optimizing tier up front) and, for C, on wasmtime 46.',
   'ms is measured inside the program around the workload; mem_kb is the linear memory at the end on wasm (it only grows) and peak RSS natively.',
-  'Verification: exit 0 and a result line naming the requested workload, threads and operation count (the program prints no checksum).',
+  'Verification: exit 0, a result line naming the requested workload, threads and operation count, and a checksum of the bytes the program read back from its blocks equal to the native C run\'s for the same workload and T (else the configuration fails).',
   'bench/alloc/run.mjs is the allocator\'s complete benchmark (cross-thread free, larson, code size); this is the part the harness compares across hosts.',
 ];
 
@@ -40,13 +43,17 @@ export const charts = [
 
 const METRICS = [{ key: 'ms', unit: 'ms' }, { key: 'mem_kb', unit: 'KiB' }];
 
-/** The check of one run: its RESULT line must name the workload, threads and pairs asked for. */
-export function mallocCheck(workload, threads, total) {
+/**
+ * The check of one run: its RESULT line must name the workload, threads and pairs asked for and,
+ * when `expected` is given, carry that checksum (taken from `reference`, the native run).
+ */
+export function mallocCheck(workload, threads, total, expected, reference) {
   return (r) => {
     const f = parseLine(r.stdout, 'RESULT ');
     if (f.workload !== workload || Number(f.threads) !== threads || Number(f.ops) !== total) {
       throw new Error(`result line does not match the request (${workload} ${threads} ${total}): ${JSON.stringify(f)}`);
     }
+    if (expected !== undefined) expectChecksum(f.checksum, expected, reference);
     return { ms: Number(f.ms), mem_kb: Number(f.mem_kb) };
   };
 }
@@ -113,7 +120,18 @@ export async function run(ctx) {
     for (const t of threads) {
       const args = [w.name, String(t), String(w.total)];
       const spec = { experiment: id, variant: `${w.name} T=${t}`, baseline: 'c-dlmalloc', metrics: METRICS };
-      const check = mallocCheck(w.name, t, w.total);
+      // The native C program's checksum is the reference every configuration must reproduce.
+      const ref = await runCommand(join(out, 'c_native'), args, { timeoutMs: 300_000 });
+      const expected = ref.code === 0 ? parseLine(ref.stdout, 'RESULT ').checksum : undefined;
+      if (expected === undefined) {
+        const why = ref.code === 0 ? 'its result line has no checksum' : describeFailure(ref);
+        for (const c of configs) {
+          rows.push(...unavailableRows({ ...spec, config: c.config, reason: `native reference failed (${why}): no checksum to check against`, note: c.note })
+            .map((row) => ({ ...row, error: `native reference failed: ${why}` })));
+        }
+        continue;
+      }
+      const check = mallocCheck(w.name, t, w.total, expected, `native C, ${w.name} T=${t}`);
       const runnable = [], missing = [];
       for (const c of configs) {
         const why = c.missing ?? (!existsSync(join(out, c.file)) ? `${c.file} was not built by bench/alloc/build.sh` : undefined)

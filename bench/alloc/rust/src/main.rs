@@ -1,6 +1,9 @@
 //! Rust twin of bench/alloc/c/malloc_bench.c: the same workloads through the global allocator.
 //! Usage: alloc-bench ring|xfree|larson|article THREADS TOTAL
-//! Prints: RESULT workload=.. threads=.. ops=.. ms=.. mem_kb=..
+//! Prints: RESULT workload=.. threads=.. ops=.. ms=.. mem_kb=.. checksum=XXXXXXXX
+//! The checksum is the C program's (same folding of every block's first and last bytes, read back
+//! before the block is freed), so it is equal for every allocator and host at the same workload
+//! and T, and equal to the native C run's.
 
 #[cfg(feature = "spindle")]
 #[global_allocator]
@@ -11,7 +14,7 @@ static A: spindle_alloc::SpindleAlloc = spindle_alloc::SpindleAlloc;
 static A: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::alloc::{alloc, dealloc, Layout};
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::thread;
 use std::time::Instant;
@@ -41,11 +44,21 @@ unsafe fn free(p: *mut u8, n: usize) {
     unsafe { dealloc(p, Layout::from_size_align_unchecked(n, 8)) }
 }
 
-fn ring(t: usize, total: usize, ring: usize, lo: usize, span: usize) {
+/// Reads back what `malloc` wrote at both ends of `p[..n]` and folds it into `acc` (as the C
+/// program's `fold`).
+#[inline]
+unsafe fn fold(acc: &mut u32, p: *const u8, n: usize) {
+    // SAFETY: p has n bytes.
+    let word = unsafe { *p as u32 | (*p.add(n - 1) as u32) << 8 };
+    *acc = acc.wrapping_mul(31).wrapping_add(word);
+}
+
+fn ring(t: usize, total: usize, ring: usize, lo: usize, span: usize) -> u32 {
     let hs: Vec<_> = (0..t)
         .map(|id| {
             thread::spawn(move || {
                 let mut s = 2463534242u32.wrapping_add(id as u32 * 7919);
+                let mut acc = 0u32;
                 // SAFETY: every block is freed once with its size.
                 unsafe {
                     let mut blocks: Vec<(*mut u8, usize)> = (0..ring)
@@ -57,25 +70,27 @@ fn ring(t: usize, total: usize, ring: usize, lo: usize, span: usize) {
                     for i in 0..total / t {
                         let k = i & (ring - 1);
                         let (p, n) = blocks[k];
+                        fold(&mut acc, p, n);
                         free(p, n);
                         let n = lo + rnd(&mut s) as usize % span;
                         blocks[k] = (malloc(n), n);
                     }
                     for (p, n) in blocks {
+                        fold(&mut acc, p, n);
                         free(p, n);
                     }
                 }
+                acc
             })
         })
         .collect();
-    for h in hs {
-        h.join().unwrap();
-    }
+    hs.into_iter()
+        .fold(0u32, |sum, h| sum.wrapping_add(h.join().unwrap()))
 }
 
 const QN: usize = 4096;
 
-fn xfree(total: usize) {
+fn xfree(total: usize) -> u32 {
     let q: Arc<Vec<AtomicPtr<u8>>> = Arc::new(
         (0..QN)
             .map(|_| AtomicPtr::new(std::ptr::null_mut()))
@@ -85,6 +100,7 @@ fn xfree(total: usize) {
     let tail = Arc::new(AtomicUsize::new(0));
     let (q2, h2, t2) = (q.clone(), head.clone(), tail.clone());
     let c = thread::spawn(move || {
+        let mut acc = 0u32;
         for _ in 0..total {
             let h = h2.load(Ordering::Relaxed);
             while t2.load(Ordering::Acquire) == h {
@@ -96,10 +112,13 @@ fn xfree(total: usize) {
             // layout size class: all blocks were allocated with the size stored in `p[0]`'s high
             // bits below.
             unsafe {
-                let n = *(p as *const u32) as usize;
+                let n = (p as *const u32).read_unaligned() as usize;
+                let word = n as u32 | (*p.add(n - 1) as u32) << 16;
+                acc = acc.wrapping_mul(31).wrapping_add(word);
                 free(p, n);
             }
         }
+        acc
     });
     let mut s = 88172645u32;
     for _ in 0..total {
@@ -117,7 +136,7 @@ fn xfree(total: usize) {
         q[t % QN].store(p, Ordering::Relaxed);
         tail.store(t + 1, Ordering::Release);
     }
-    c.join().unwrap();
+    c.join().unwrap()
 }
 
 const SLOTS: usize = 1000;
@@ -126,7 +145,13 @@ struct Slots(Vec<(*mut u8, usize)>);
 // SAFETY: the blocks move with the array from one thread to the next.
 unsafe impl Send for Slots {}
 
-fn larson_chain(mut slots: Slots, left: usize, mut seed: u32, done: Arc<AtomicUsize>) {
+/// Where the chains report: how many finished, and the sum of their checksums.
+struct Done {
+    chains: AtomicUsize,
+    sum: AtomicU32,
+}
+
+fn larson_chain(mut slots: Slots, left: usize, mut seed: u32, mut acc: u32, done: Arc<Done>) {
     let n = left.min(100_000);
     for _ in 0..n {
         let k = rnd(&mut seed) as usize % SLOTS;
@@ -134,6 +159,7 @@ fn larson_chain(mut slots: Slots, left: usize, mut seed: u32, done: Arc<AtomicUs
         // SAFETY: slot blocks are live and sized.
         unsafe {
             let (p, m) = slots.0[k];
+            fold(&mut acc, p, m);
             free(p, m);
             slots.0[k] = (malloc(sz), sz);
         }
@@ -141,27 +167,35 @@ fn larson_chain(mut slots: Slots, left: usize, mut seed: u32, done: Arc<AtomicUs
     if left > n {
         // Hand the blocks to a fresh thread (its frees are cross-thread) and exit without
         // waiting for it (detached, like the C version).
-        thread::spawn(move || larson_chain(slots, left - n, seed, done));
+        thread::spawn(move || larson_chain(slots, left - n, seed, acc, done));
         return;
     }
     for (p, m) in slots.0 {
         // SAFETY: live blocks.
-        unsafe { free(p, m) };
+        unsafe {
+            fold(&mut acc, p, m);
+            free(p, m);
+        }
     }
-    done.fetch_add(1, Ordering::Release);
+    done.sum.fetch_add(acc, Ordering::Relaxed);
+    done.chains.fetch_add(1, Ordering::Release);
 }
 
-fn larson(t: usize, total: usize) {
-    let done = Arc::new(AtomicUsize::new(0));
+fn larson(t: usize, total: usize) -> u32 {
+    let done = Arc::new(Done {
+        chains: AtomicUsize::new(0),
+        sum: AtomicU32::new(0),
+    });
     for i in 0..t {
         // SAFETY: 64-byte blocks, freed by the chain.
         let slots = Slots((0..SLOTS).map(|_| (unsafe { malloc(64) }, 64)).collect());
         let done = done.clone();
-        thread::spawn(move || larson_chain(slots, total / t, 12345 + i as u32 * 777, done));
+        thread::spawn(move || larson_chain(slots, total / t, 12345 + i as u32 * 777, 0, done));
     }
-    while done.load(Ordering::Acquire) < t {
+    while done.chains.load(Ordering::Acquire) < t {
         thread::sleep(std::time::Duration::from_micros(200));
     }
+    done.sum.load(Ordering::Relaxed)
 }
 
 fn mem_kb() -> usize {
@@ -184,7 +218,7 @@ fn main() {
     let t: usize = a[2].parse().unwrap();
     let total: usize = a[3].parse().unwrap();
     let t0 = Instant::now();
-    match a[1].as_str() {
+    let checksum = match a[1].as_str() {
         "ring" => ring(t, total, 256, 8, 1017),
         "article" => ring(t, total, 1024, 1000, 1024),
         "xfree" => xfree(total),
@@ -193,10 +227,10 @@ fn main() {
             eprintln!("unknown workload {w}");
             std::process::exit(2);
         }
-    }
+    };
     let ms = t0.elapsed().as_secs_f64() * 1e3;
     println!(
-        "RESULT workload={} threads={t} ops={total} ms={ms:.1} mem_kb={}",
+        "RESULT workload={} threads={t} ops={total} ms={ms:.1} mem_kb={} checksum={checksum:08x}",
         a[1],
         mem_kb()
     );
