@@ -133,11 +133,20 @@ unsafe impl Send for Grave {}
 unsafe impl Sync for Grave {}
 
 /// What a removed slot held, to be dropped by the caller after the slot lock is released.
-#[allow(dead_code)] // held only to be dropped outside the slot lock
 pub(crate) enum Removed {
     Shared(Arc<OpenFile>),
     /// A pinned description, now in the graveyard.
     Buried,
+}
+
+impl Removed {
+    /// The description, unless it was a preopen's (those are never written).
+    pub(crate) fn file(&self) -> Option<&OpenFile> {
+        match self {
+            Removed::Shared(f) => Some(f),
+            Removed::Buried => None,
+        }
+    }
 }
 
 /// The table.

@@ -218,9 +218,21 @@ impl Fs {
         self.fds.get(fd)
     }
 
+    /// Stamps mtime and ctime of `node` if a change marked them (`inode.rs`): one clock read
+    /// for any number of writes.
+    #[inline]
+    pub(crate) fn stamp_marked(&self, node: &Inode) {
+        if node.marked.load(Relaxed) && node.marked.swap(false, Relaxed) {
+            node.touch_modified(self.now());
+        }
+    }
+
     /// `fd_close`.
     pub fn fd_close(&self, fd: Fd) -> Result<()> {
         let f = self.fds.remove(fd)?;
+        if let Some(of) = f.file() {
+            self.stamp_marked(&of.inode);
+        }
         drop(f);
         Ok(())
     }
@@ -228,6 +240,9 @@ impl Fs {
     /// `fd_renumber`: atomically makes `to` refer to what `from` referred to, closing `to`.
     pub fn fd_renumber(&self, from: Fd, to: Fd) -> Result<()> {
         let old = self.fds.renumber(from, to)?;
+        if let Some(of) = old.as_ref().and_then(|o| o.file()) {
+            self.stamp_marked(&of.inode);
+        }
         drop(old);
         Ok(())
     }
@@ -290,7 +305,7 @@ impl Fs {
         *pos = at + n as u64;
         drop(pos);
         if n > 0 {
-            f.inode.touch_modified(self.now());
+            f.inode.mark_modified();
         }
         Ok(n)
     }
@@ -308,7 +323,7 @@ impl Fs {
         let n = d.write_at(at, bufs)?;
         drop(d);
         if n > 0 {
-            f.inode.touch_modified(self.now());
+            f.inode.mark_modified();
         }
         Ok(n)
     }
@@ -345,12 +360,13 @@ impl Fs {
 
     /// `fd_sync` / `fd_datasync`: memory is always in sync.
     pub fn fd_sync(&self, fd: Fd) -> Result<()> {
-        self.file(fd).map(drop)
+        self.stamp_marked(&self.file(fd)?.inode);
+        Ok(())
     }
 
     /// `fd_datasync`.
     pub fn fd_datasync(&self, fd: Fd) -> Result<()> {
-        self.file(fd).map(drop)
+        self.fd_sync(fd)
     }
 
     /// `fd_advise`: validated, otherwise ignored.
@@ -377,7 +393,7 @@ impl Fs {
         if end > d.size() {
             d.set_size(end)?;
             drop(d);
-            f.inode.touch_modified(self.now());
+            f.inode.mark_modified();
         }
         Ok(())
     }
@@ -390,7 +406,7 @@ impl Fs {
             _ => return Err(Errno::Inval),
         };
         data.write().set_size(size)?;
-        f.inode.touch_modified(self.now());
+        f.inode.mark_modified();
         Ok(())
     }
 
@@ -398,7 +414,9 @@ impl Fs {
 
     /// `fd_filestat_get`.
     pub fn fd_filestat_get(&self, fd: Fd) -> Result<Filestat> {
-        Ok(self.file(fd)?.inode.stat())
+        let f = self.file(fd)?;
+        self.stamp_marked(&f.inode);
+        Ok(f.inode.stat())
     }
 
     /// `fd_filestat_set_times`.
@@ -413,6 +431,8 @@ impl Fs {
             return Err(Errno::Inval);
         }
         self.mounts.check_access(node.dev, true)?;
+        // A marked change is older than these times: stamp it first so it cannot override them.
+        self.stamp_marked(node);
         let now = self.now();
         if flags & ATIM != 0 {
             node.atim.store(atim, Relaxed);

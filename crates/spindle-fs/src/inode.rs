@@ -10,13 +10,21 @@
 //! while the directory lock(s) of the entries involved are held (see the lock order in
 //! `fs.rs`); readers may load it at any time. Metadata are atomics, so `stat` takes no lock
 //! except the file's data lock to read its size.
+//!
+//! Timestamps of file contents are *marked for update* by writes and truncations and stamped
+//! later, as POSIX allows ("an implementation may update timestamps that are marked for update
+//! immediately, or ... periodically"), at the points where POSIX requires it: before any stat
+//! of the file, on fsync, before setting times, when an fd of it is closed (and before a tar
+//! export reads them). So a thousand writes read the clock once (on wasm a clock read is a host
+//! call costing more than an in-memory write). Invariant: `marked` is set only after the change
+//! it marks, and cleared only by the stamp that covers it (`Fs::stamp_marked`).
 
 use crate::dir::Dir;
 use crate::file::FileData;
 use crate::sync::RwLock;
 use crate::types::{FileType, Filestat, Timestamp};
 use alloc::boxed::Box;
-use core::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 /// What kind of node, with its payload.
 pub(crate) enum Kind {
@@ -37,6 +45,8 @@ pub(crate) struct Inode {
     pub(crate) atim: AtomicU64,
     pub(crate) mtim: AtomicU64,
     pub(crate) ctim: AtomicU64,
+    /// Contents changed since mtime/ctime were last stamped (module doc).
+    pub(crate) marked: AtomicBool,
 }
 
 impl Inode {
@@ -54,6 +64,7 @@ impl Inode {
             atim: AtomicU64::new(now),
             mtim: AtomicU64::new(now),
             ctim: AtomicU64::new(now),
+            marked: AtomicBool::new(false),
         }
     }
 
@@ -108,7 +119,16 @@ impl Inode {
         }
     }
 
-    /// Contents changed: mtime and ctime move.
+    /// Contents changed: mtime and ctime are marked for update (stamped by
+    /// `Fs::stamp_marked`; module doc).
+    #[inline]
+    pub(crate) fn mark_modified(&self) {
+        if !self.marked.load(Relaxed) {
+            self.marked.store(true, Relaxed);
+        }
+    }
+
+    /// Contents or entries changed now: mtime and ctime move.
     #[inline]
     pub(crate) fn touch_modified(&self, now: Timestamp) {
         self.mtim.store(now, Relaxed);

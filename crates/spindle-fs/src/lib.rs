@@ -34,6 +34,11 @@
 //! - Directory `size` is the number of entries (tmpfs reports bytes); `fd_readdir` lists `.` and
 //!   `..` first, then entries in name-hash order (stable cookies; tmpfs uses creation order).
 //! - atime is not updated by reads (like `noatime`); the clock is the caller's.
+//! - A write or truncation *marks* mtime/ctime for update (POSIX's wording) and the clock is
+//!   read when the mark is resolved: before any stat of the file, on fsync, before setting
+//!   times, on closing an fd of it, before a tar export. Linux stamps at each write; here
+//!   stat may show a later time (never an earlier one), and a thousand writes read the clock
+//!   once (on wasm each clock read is a host call).
 //! - Paths are bytes: non-UTF-8 names are accepted (the WASI shim may refuse them with
 //!   EILSEQ as wasmtime does); a NUL byte is EINVAL.
 //! - As on Linux, `fd_pwrite` on an O_APPEND fd appends.

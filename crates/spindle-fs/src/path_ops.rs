@@ -92,7 +92,7 @@ impl Fs {
         if oflags & TRUNC != 0 {
             if let Some(d) = node.as_file() {
                 d.write().set_size(0)?;
-                node.touch_modified(self.now());
+                node.mark_modified();
             }
         }
         let of = OpenFile::new(node, readable, writable, fdflags, rights_base & rights::ALL, rights_inheriting & rights::ALL);
@@ -271,6 +271,7 @@ impl Fs {
     pub fn path_filestat_get(&self, fd: Fd, lookupflags: u32, path: &[u8]) -> Result<Filestat> {
         let follow = lookupflags & lookupflags::SYMLINK_FOLLOW != 0;
         let n = resolve_existing(&self.dir_file(fd, rights::PATH_FILESTAT_GET)?.inode, path, follow)?;
+        self.stamp_marked(&n);
         Ok(n.stat())
     }
 

@@ -208,6 +208,7 @@ impl Fs {
         out: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<()> {
         let mode = node.mode.load(Relaxed);
+        self.stamp_marked(node);
         let mtime = node.mtim.load(Relaxed) / NS;
         let mut h = Header { name, link: b"", kind: b'0', mode, size: 0, mtime };
         match &node.kind {

@@ -219,3 +219,42 @@ fn fd_numbers_reuse_the_lowest_free() {
     assert!(again.iter().all(|fd| *fd <= *many.iter().max().unwrap()), "the table grew instead of reusing closed fds");
     assert_eq!(fs.open_fds(), 1 + 3 + 200); // the preopen, a, c, d and the 200
 }
+
+static TICKS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(100);
+fn ticking_clock() -> Timestamp {
+    TICKS.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+}
+fn ticks() -> u64 {
+    TICKS.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+/// Writes mark mtime/ctime for update; the clock is read once when the mark is resolved (stat,
+/// close, fsync, set_times), and a resolved time is never older than the write.
+#[test]
+fn writes_mark_times_and_the_clock_is_read_when_they_are_observed() {
+    let fs = Fs::new(ticking_clock);
+    let root = fs.preopen(b"/t").unwrap();
+    let fd = fs.path_open(root, 0, b"f", oflags::CREAT, RW, RW, 0).unwrap();
+    let created = fs.fd_filestat_get(fd).unwrap().mtim;
+    let before = ticks();
+    for _ in 0..1000 {
+        fs.fd_write(fd, &[b"x"]).unwrap();
+    }
+    fs.fd_pwrite(fd, &[b"y"], 5).unwrap();
+    fs.fd_filestat_set_size(fd, 2000).unwrap();
+    assert_eq!(ticks(), before, "writes read the clock");
+    let st = fs.path_filestat_get(root, 0, b"f").unwrap();
+    assert_eq!(ticks(), before + 1);
+    assert!(st.mtim >= before && st.mtim > created && st.ctim == st.mtim);
+    assert_eq!(fs.fd_filestat_get(fd).unwrap().mtim, st.mtim, "an unmarked stat must not move the time");
+    fs.fd_write(fd, &[b"z"]).unwrap();
+    fs.fd_close(fd).unwrap();
+    let closed = ticks();
+    assert_eq!(fs.path_filestat_get(root, 0, b"f").unwrap().mtim, closed - 1, "close stamps the write");
+    // O_TRUNC marks too; explicit times set afterwards win over the mark.
+    let fd = fs.path_open(root, 0, b"f", oflags::TRUNC, RW, RW, 0).unwrap();
+    fs.fd_filestat_set_times(fd, 5, 7, fstflags::ATIM | fstflags::MTIM).unwrap();
+    fs.fd_close(fd).unwrap();
+    let st = fs.path_filestat_get(root, 0, b"f").unwrap();
+    assert_eq!((st.atim, st.mtim, st.size), (5, 7, 0));
+}
