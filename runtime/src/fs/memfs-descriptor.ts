@@ -15,14 +15,23 @@
  * The WASI layer (wasi/fd-io.ts, wasi/path.ts) copies them into guest memory at once. Larger
  * results are fresh copies.
  */
-import { ERRNO_NOTSUP, ERRNO_XDEV, FILETYPE_DIRECTORY } from '../wasi/constants.js';
+import { ERRNO_NAMETOOLONG, ERRNO_NOTSUP, ERRNO_XDEV, FDSTAT_SIZE, FILESTAT_SIZE, FILETYPE_DIRECTORY } from '../wasi/constants.js';
 import { check, fail } from '../wasi/errno.js';
-import type { Descriptor, Directory, Fdstat, Filestat } from '../wasi/fd-table.js';
+import type { Descriptor, Directory, Fdstat, Filestat, RawPathDirectory } from '../wasi/fd-table.js';
 import type { GuestMemory, IoVecs } from '../wasi/guest-memory.js';
 import { DATA, IOV, OUT, type ModuleThread } from './memfs-thread.js';
 
 /** What the module reports for every directory fd without fdflags (wasmtime 46's rights). */
 const DIR_FDSTAT: Fdstat = Object.freeze({ filetype: FILETYPE_DIRECTORY, flags: 0, rightsBase: 0x7b7fe00n, rightsInheriting: 0xff7ffffn });
+/** DIR_FDSTAT as the module writes it (witx layout, zero padding). */
+const DIR_FDSTAT_BYTES = (() => {
+  const b = new Uint8Array(FDSTAT_SIZE);
+  const v = new DataView(b.buffer);
+  v.setUint8(0, DIR_FDSTAT.filetype);
+  v.setBigUint64(8, DIR_FDSTAT.rightsBase, true);
+  v.setBigUint64(16, DIR_FDSTAT.rightsInheriting, true);
+  return b;
+})();
 
 /** A memory-FS descriptor: any `Descriptor`, plus its module fd (what the shared fd table stores). */
 export interface MemFsDescriptor extends Descriptor {
@@ -58,6 +67,18 @@ export class ModuleFd implements MemFsDescriptor {
     };
   }
 
+  /** `fdstat` as the module's bytes, straight into guest memory (see fd-table.ts). */
+  fdstatInto(mem: GuestMemory, ptr: number): void {
+    if (this.knownDir) {
+      mem.writeFrom(ptr, DIR_FDSTAT_BYTES, 0, FDSTAT_SIZE);
+      return;
+    }
+    const t = this.t;
+    check(t.c.fd_fdstat_get(this.memFd, t.at(OUT)));
+    this.knownDir = t.u8[OUT] === FILETYPE_DIRECTORY && t.u8[OUT + 2] === 0 && t.u8[OUT + 3] === 0;
+    mem.writeFrom(ptr, t.u8, OUT, FDSTAT_SIZE);
+  }
+
   setFdflags(flags: number): void {
     this.knownDir = false;
     check(this.t.c.fd_fdstat_set_flags(this.memFd, flags));
@@ -70,6 +91,13 @@ export class ModuleFd implements MemFsDescriptor {
   filestat(): Filestat {
     check(this.t.c.fd_filestat_get(this.memFd, this.t.at(OUT)));
     return readFilestat(this.t);
+  }
+
+  /** `filestat` as the module's bytes (witx layout, zeroed padding), straight into guest memory. */
+  filestatInto(mem: GuestMemory, ptr: number): void {
+    const t = this.t;
+    check(t.c.fd_filestat_get(this.memFd, t.at(OUT)));
+    mem.writeFrom(ptr, t.u8, OUT, FILESTAT_SIZE);
   }
 
   setSize(size: bigint): void {
@@ -238,7 +266,11 @@ export class ModuleFd implements MemFsDescriptor {
 
 /** The path calls relative to a memory-FS directory fd (`ModuleFd.asDirectory()`). */
 class ModuleDir implements Directory {
-  constructor(readonly fd: ModuleFd) {}
+  readonly raw: RawPathDirectory;
+
+  constructor(readonly fd: ModuleFd) {
+    this.raw = new ModuleRawDir(fd);
+  }
 
   createDirectory(path: string): void {
     const t = this.fd.t;
@@ -319,6 +351,79 @@ class ModuleDir implements Directory {
     if (target instanceof ModuleDir && target.fd.t === this.fd.t) return target.fd;
     return fail(ERRNO_XDEV);
   }
+}
+
+/**
+ * The single-path calls with the path as guest bytes (`Directory.raw`, fd-table.ts): the bytes
+ * go into the scratch data as they are, no string in between. Same answers as `ModuleDir`: a path
+ * longer than the scratch data is ENAMETOOLONG there too (`putString`).
+ */
+class ModuleRawDir implements RawPathDirectory {
+  constructor(readonly fd: ModuleFd) {}
+
+  createDirectory(mem: GuestMemory, ptr: number, len: number): void {
+    const t = this.fd.t;
+    const n = putPath(t, mem, ptr, len);
+    check(t.c.path_create_directory(this.fd.memFd, t.at(DATA), n));
+  }
+
+  filestatInto(lookupflags: number, mem: GuestMemory, ptr: number, len: number, statPtr: number): void {
+    const t = this.fd.t;
+    const n = putPath(t, mem, ptr, len);
+    check(t.c.path_filestat_get(this.fd.memFd, lookupflags, t.at(DATA), n, t.at(OUT)));
+    mem.writeFrom(statPtr, t.u8, OUT, FILESTAT_SIZE);
+  }
+
+  setTimes(lookupflags: number, mem: GuestMemory, ptr: number, len: number, atim: bigint, mtim: bigint, fstflags: number): void {
+    const t = this.fd.t;
+    const n = putPath(t, mem, ptr, len);
+    check(t.c.path_filestat_set_times(this.fd.memFd, lookupflags, t.at(DATA), n, atim, mtim, fstflags));
+  }
+
+  open(
+    lookupflags: number,
+    mem: GuestMemory,
+    ptr: number,
+    len: number,
+    oflags: number,
+    rightsBase: bigint,
+    rightsInheriting: bigint,
+    fdflags: number,
+  ): MemFsDescriptor {
+    const t = this.fd.t;
+    const n = putPath(t, mem, ptr, len);
+    check(t.c.path_open(this.fd.memFd, lookupflags, t.at(DATA), n, oflags, rightsBase, rightsInheriting, fdflags, t.at(OUT)));
+    return new ModuleFd(t, t.u32[OUT / 4]!);
+  }
+
+  readlink(mem: GuestMemory, ptr: number, len: number): Uint8Array {
+    const t = this.fd.t;
+    const n = putPath(t, mem, ptr, len);
+    const buf = DATA + n;
+    const room = t.u8.length - buf;
+    check(t.c.path_readlink(this.fd.memFd, t.at(DATA), n, t.at(buf), room, t.at(OUT)));
+    return t.u8.subarray(buf, buf + t.u32[OUT / 4]!);
+  }
+
+  removeDirectory(mem: GuestMemory, ptr: number, len: number): void {
+    const t = this.fd.t;
+    const n = putPath(t, mem, ptr, len);
+    check(t.c.path_remove_directory(this.fd.memFd, t.at(DATA), n));
+  }
+
+  unlinkFile(mem: GuestMemory, ptr: number, len: number): void {
+    const t = this.fd.t;
+    const n = putPath(t, mem, ptr, len);
+    check(t.c.path_unlink_file(this.fd.memFd, t.at(DATA), n));
+  }
+}
+
+/** Copies a checked guest path into the scratch data; its length (ENAMETOOLONG if it does not fit). */
+function putPath(t: ModuleThread, mem: GuestMemory, ptr: number, len: number): number {
+  const n = len >>> 0;
+  if (n > t.cap) fail(ERRNO_NAMETOOLONG);
+  mem.copyInto(ptr, n, t.u8, DATA);
+  return n;
 }
 
 /** Writes two paths one after the other into the scratch data; their addresses and lengths. */

@@ -44,6 +44,11 @@ export interface Filestat {
 /** One open fd. Every method may `fail(errno)`. */
 export interface Descriptor {
   fdstat(): Fdstat;
+  /**
+   * Optional fast path of `fdstat` (as `filestatInto`): writes the 24-byte fdstat at guest `ptr`
+   * as fd_fdstat_get would write `fdstat()`.
+   */
+  fdstatInto?(mem: GuestMemory, ptr: number): void;
   setFdflags(flags: number): void;
   setRights(base: bigint, inheriting: bigint): void;
   filestat(): Filestat;
@@ -69,6 +74,12 @@ export interface Descriptor {
    * gathered copy. Same result and errors as `write(mem.gather(iovs))`.
    */
   writeFrom?(mem: GuestMemory, iovs: IoVecs): number;
+  /**
+   * Optional fast path of `filestat` for descriptors that hold the struct as witx bytes already
+   * (the memory FS): writes the 64-byte filestat at guest `ptr` (EFAULT after the descriptor's
+   * own checks, as `writeFilestat(mem, ptr, filestat())`), with no BigInt in between.
+   */
+  filestatInto?(mem: GuestMemory, ptr: number): void;
   /** New offset. `whence` is a valid WHENCE_*. */
   seek(delta: bigint, whence: number): bigint;
   tell(): bigint;
@@ -104,6 +115,34 @@ export interface Directory {
   rename(srcPath: string, target: Directory, dstPath: string): void;
   symlink(oldPath: string, newPath: string): void;
   unlinkFile(path: string): void;
+  /** Optional: the single-path operations on undecoded guest bytes (see `RawPathDirectory`). */
+  readonly raw?: RawPathDirectory;
+}
+
+/**
+ * The single-path operations of a `Directory` whose backend takes UTF-8 bytes (the memory FS),
+ * with the path as guest bytes [ptr, ptr + len) that the caller has already checked as `string`
+ * would (`GuestMemory.checkUtf8`: in memory, valid UTF-8): no decoding to a string and encoding
+ * back on every call. Same results and errors as the string methods; `filestatInto` writes the
+ * struct at guest `statPtr` as `writeFilestat` does.
+ */
+export interface RawPathDirectory {
+  createDirectory(mem: GuestMemory, ptr: number, len: number): void;
+  filestatInto(lookupflags: number, mem: GuestMemory, ptr: number, len: number, statPtr: number): void;
+  setTimes(lookupflags: number, mem: GuestMemory, ptr: number, len: number, atim: bigint, mtim: bigint, fstflags: number): void;
+  open(
+    lookupflags: number,
+    mem: GuestMemory,
+    ptr: number,
+    len: number,
+    oflags: number,
+    rightsBase: bigint,
+    rightsInheriting: bigint,
+    fdflags: number,
+  ): Descriptor;
+  readlink(mem: GuestMemory, ptr: number, len: number): Uint8Array;
+  removeDirectory(mem: GuestMemory, ptr: number, len: number): void;
+  unlinkFile(mem: GuestMemory, ptr: number, len: number): void;
 }
 
 /** The fd number space of one program (or one thread, for `LocalFdTable`). */

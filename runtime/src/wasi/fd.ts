@@ -106,7 +106,12 @@ export function fdFunctions(mem: GuestMemory, fds: FdTable) {
     },
 
     fd_fdstat_get: (fd: number, statPtr: number): number => {
-      const st = fds.get(fd).fdstat();
+      const d = fds.get(fd);
+      if (d.fdstatInto) {
+        d.fdstatInto(mem, statPtr);
+        return ERRNO_SUCCESS;
+      }
+      const st = d.fdstat();
       mem.zero(statPtr, FDSTAT_SIZE);
       mem.setU8(statPtr + FDSTAT_FILETYPE, st.filetype);
       mem.setU16(statPtr + FDSTAT_FLAGS, st.flags);
@@ -127,7 +132,9 @@ export function fdFunctions(mem: GuestMemory, fds: FdTable) {
     },
 
     fd_filestat_get: (fd: number, statPtr: number): number => {
-      writeFilestat(mem, statPtr, fds.get(fd).filestat());
+      const d = fds.get(fd);
+      if (d.filestatInto) d.filestatInto(mem, statPtr);
+      else writeFilestat(mem, statPtr, d.filestat());
       return ERRNO_SUCCESS;
     },
 

@@ -25,6 +25,12 @@ import { fail } from './errno.js';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
+/**
+ * Up to this many bytes, a copy is a plain loop: cheaper than `set` over a fresh `subarray` for
+ * the paths and structs (filestat: 64 bytes) that cross on every file operation.
+ */
+const SHORT_COPY = 64;
+
 /** UTF-8 bytes of `s`. Every size the guest sees is computed from these bytes. */
 export function utf8(s: string): Uint8Array {
   return encoder.encode(s);
@@ -138,6 +144,46 @@ export class GuestMemory {
       return decoder.decode(bytes);
     } catch {
       return fail(ERRNO_ILSEQ);
+    }
+  }
+
+  /**
+   * Checks what `string` checks (EFAULT, then EILSEQ unless valid UTF-8) without decoding: for a
+   * caller that passes the bytes on as they are (fd-table.ts, `RawPathDirectory`). An ASCII path
+   * (the usual case) is one scan; anything else is decoded once to validate it.
+   */
+  checkUtf8(ptr: number, len: number): void {
+    const start = this.range(ptr, len);
+    const end = start + (len >>> 0);
+    const b = this.bytes;
+    for (let i = start; i < end; i++) {
+      if (b[i]! >= 0x80) {
+        this.string(ptr, len);
+        return;
+      }
+    }
+  }
+
+  /** Copies guest bytes [ptr, ptr + len) into `dst` at `at` (which must have room). */
+  copyInto(ptr: number, len: number, dst: Uint8Array, at: number): void {
+    const start = this.range(ptr, len);
+    const n = len >>> 0;
+    if (n <= SHORT_COPY) {
+      const b = this.bytes;
+      for (let i = 0; i < n; i++) dst[at + i] = b[start + i]!;
+    } else {
+      dst.set(this.bytes.subarray(start, start + n), at);
+    }
+  }
+
+  /** Writes `len` bytes of `src` from `from` at guest `ptr` (EFAULT if it does not fit). */
+  writeFrom(ptr: number, src: Uint8Array, from: number, len: number): void {
+    const start = this.range(ptr, len);
+    if (len <= SHORT_COPY) {
+      const b = this.bytes;
+      for (let i = 0; i < len; i++) b[start + i] = src[from + i]!;
+    } else {
+      this.bytes.set(src.subarray(from, from + len), start);
     }
   }
 

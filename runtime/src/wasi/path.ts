@@ -6,6 +6,10 @@
  * (EFAULT, EILSEQ for invalid UTF-8), then the directory. Result pointers are validated before the
  * directory acts, so path_open never opens an fd it cannot report.
  *
+ * A directory with a `raw` side (the memory FS: fd-table.ts's `RawPathDirectory`) gets its path as
+ * the guest's bytes, checked at the same point as the string would be decoded (same errnos in the
+ * same order), so the single-path calls never build a string.
+ *
  * Thread rules: none beyond the directory's own.
  */
 import {
@@ -14,7 +18,7 @@ import {
   LOOKUPFLAGS_ALL,
   OFLAGS_ALL,
 } from './constants.js';
-import type { FdTable } from './fd-table.js';
+import type { Directory, FdTable, RawPathDirectory } from './fd-table.js';
 import { checkFlags, checkFstflags, writeFilestat } from './fd.js';
 import type { GuestMemory } from './guest-memory.js';
 
@@ -23,11 +27,19 @@ const u64 = (v: bigint) => BigInt.asUintN(64, v);
 export function pathFunctions(mem: GuestMemory, fds: FdTable) {
   const dir = (fd: number) => fds.get(fd).asDirectory();
   const str = (ptr: number, len: number) => mem.string(ptr, len);
+  /** `d.raw` after checking the path as `str` would (EFAULT, EILSEQ); undefined without one. */
+  const rawPath = (d: Directory, ptr: number, len: number): RawPathDirectory | undefined => {
+    const raw = d.raw;
+    if (raw) mem.checkUtf8(ptr, len);
+    return raw;
+  };
 
   return {
     path_create_directory: (fd: number, pathPtr: number, pathLen: number): number => {
       const d = dir(fd);
-      d.createDirectory(str(pathPtr, pathLen));
+      const raw = rawPath(d, pathPtr, pathLen);
+      if (raw) raw.createDirectory(mem, pathPtr, pathLen);
+      else d.createDirectory(str(pathPtr, pathLen));
       return ERRNO_SUCCESS;
     },
 
@@ -40,8 +52,9 @@ export function pathFunctions(mem: GuestMemory, fds: FdTable) {
     ): number => {
       checkFlags(flags, LOOKUPFLAGS_ALL);
       const d = dir(fd);
-      const st = d.filestat(flags, str(pathPtr, pathLen));
-      writeFilestat(mem, statPtr, st);
+      const raw = rawPath(d, pathPtr, pathLen);
+      if (raw) raw.filestatInto(flags, mem, pathPtr, pathLen, statPtr);
+      else writeFilestat(mem, statPtr, d.filestat(flags, str(pathPtr, pathLen)));
       return ERRNO_SUCCESS;
     },
 
@@ -57,7 +70,9 @@ export function pathFunctions(mem: GuestMemory, fds: FdTable) {
       checkFlags(flags, LOOKUPFLAGS_ALL);
       checkFstflags(fstflags);
       const d = dir(fd);
-      d.setTimes(flags, str(pathPtr, pathLen), u64(atim), u64(mtim), fstflags);
+      const raw = rawPath(d, pathPtr, pathLen);
+      if (raw) raw.setTimes(flags, mem, pathPtr, pathLen, u64(atim), u64(mtim), fstflags);
+      else d.setTimes(flags, str(pathPtr, pathLen), u64(atim), u64(mtim), fstflags);
       return ERRNO_SUCCESS;
     },
 
@@ -92,9 +107,12 @@ export function pathFunctions(mem: GuestMemory, fds: FdTable) {
       checkFlags(oflags, OFLAGS_ALL);
       checkFlags(fdflags, FDFLAGS_ALL);
       const d = dir(fd);
-      const path = str(pathPtr, pathLen);
+      const raw = rawPath(d, pathPtr, pathLen);
+      const path = raw ? '' : str(pathPtr, pathLen);
       mem.range(openedFdPtr, 4);
-      const opened = d.open(dirflags, path, oflags, u64(rightsBase), u64(rightsInheriting), fdflags);
+      const opened = raw
+        ? raw.open(dirflags, mem, pathPtr, pathLen, oflags, u64(rightsBase), u64(rightsInheriting), fdflags)
+        : d.open(dirflags, path, oflags, u64(rightsBase), u64(rightsInheriting), fdflags);
       mem.setU32(openedFdPtr, fds.insert(opened));
       return ERRNO_SUCCESS;
     },
@@ -108,10 +126,11 @@ export function pathFunctions(mem: GuestMemory, fds: FdTable) {
       bufusedPtr: number,
     ): number => {
       const d = dir(fd);
-      const path = str(pathPtr, pathLen);
+      const raw = rawPath(d, pathPtr, pathLen);
+      const path = raw ? '' : str(pathPtr, pathLen);
       mem.range(bufPtr, bufLen);
       mem.range(bufusedPtr, 4);
-      const target = d.readlink(path);
+      const target = raw ? raw.readlink(mem, pathPtr, pathLen) : d.readlink(path);
       const used = Math.min(target.length, bufLen >>> 0);
       mem.write(bufPtr, target.subarray(0, used));
       mem.setU32(bufusedPtr, used);
@@ -120,7 +139,9 @@ export function pathFunctions(mem: GuestMemory, fds: FdTable) {
 
     path_remove_directory: (fd: number, pathPtr: number, pathLen: number): number => {
       const d = dir(fd);
-      d.removeDirectory(str(pathPtr, pathLen));
+      const raw = rawPath(d, pathPtr, pathLen);
+      if (raw) raw.removeDirectory(mem, pathPtr, pathLen);
+      else d.removeDirectory(str(pathPtr, pathLen));
       return ERRNO_SUCCESS;
     },
 
@@ -152,7 +173,9 @@ export function pathFunctions(mem: GuestMemory, fds: FdTable) {
 
     path_unlink_file: (fd: number, pathPtr: number, pathLen: number): number => {
       const d = dir(fd);
-      d.unlinkFile(str(pathPtr, pathLen));
+      const raw = rawPath(d, pathPtr, pathLen);
+      if (raw) raw.unlinkFile(mem, pathPtr, pathLen);
+      else d.unlinkFile(str(pathPtr, pathLen));
       return ERRNO_SUCCESS;
     },
   };
