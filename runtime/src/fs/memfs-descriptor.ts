@@ -140,6 +140,23 @@ export class ModuleFd implements MemFsDescriptor {
     });
   }
 
+  /** `read` straight into the guest's iovecs (no view of the scratch area): see fd-table.ts. */
+  readInto(mem: GuestMemory, iovs: IoVecs): number {
+    const t = this.t;
+    const max = iovs.total;
+    if (max > t.cap) return mem.scatter(iovs, this.read(max));
+    setIov(t, t.at(DATA), max);
+    check(t.c.fd_read(this.memFd, t.at(IOV), 1, t.at(OUT)));
+    const got = t.u32[OUT / 4]!;
+    let at = 0;
+    for (let i = 0; i < iovs.ptrs.length && at < got; i++) {
+      const n = Math.min(iovs.lens[i]!, got - at);
+      mem.writeFrom(iovs.ptrs[i]!, t.u8, DATA + at, n);
+      at += n;
+    }
+    return got;
+  }
+
   pread(max: number, offset: bigint): Uint8Array {
     const t = this.t;
     if (max <= t.cap) {

@@ -77,9 +77,9 @@ export function threadFdTable(init: FsInit, host: WasiHost, stdioTty: readonly b
         default: throw new Error(`spindle: fd ${fd} has an unknown kind ${kind}`);
       }
     },
-    release(_t, kind, handle) {
+    release(_t, kind, handle, _aux, d) {
       if (kind === HOST_FILE) needHost().closeOsFd(handle);
-      else if (kind === MEMFS) memThread().descriptor(handle).close();
+      else if (kind === MEMFS) (d ?? memThread().descriptor(handle)).close();
     },
   };
   return table.bind(kinds);

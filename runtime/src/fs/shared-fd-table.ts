@@ -84,7 +84,8 @@ export interface PendingEntry extends Descriptor {
 /** The per-thread side: makes descriptors of an entry, and releases an entry's resource. */
 export interface EntryKinds {
   materialize(table: SharedFdTable, fd: number, kind: number): Descriptor;
-  release(table: SharedFdTable, kind: number, handle: number, aux: number): void;
+  /** `d`: this thread's descriptor of that very entry, when it has one (it may release through it). */
+  release(table: SharedFdTable, kind: number, handle: number, aux: number, d?: Descriptor): void;
 }
 
 const encoder = new TextEncoder();
@@ -144,15 +145,46 @@ export class SharedFdTable implements FdTable {
   insert(d: Descriptor): number {
     // A host fd opened by path_open (PendingEntry), or a memory-FS descriptor (memfs.ts).
     const memFd = (d as { memFd?: number }).memFd;
-    const entry = (d as Partial<PendingEntry>).entry ?? (memFd !== undefined ? { kind: MEMFS, handle: memFd } : undefined);
+    if (memFd !== undefined) return this.insertMemFs(memFd, d);
+    const entry = (d as Partial<PendingEntry>).entry;
     if (!entry) throw new Error('spindle: only descriptors opened by the runtime filesystem can enter the shared fd table');
     try {
-      // A memory-FS descriptor is valid on this thread as it is: cached, no second materialization.
-      return this.insertEntry(entry, memFd !== undefined ? d : undefined);
+      return this.insertEntry(entry);
     } catch (e) {
       this.kinds!.release(this, entry.kind, entry.handle ?? -1, entry.aux ?? 0);
       throw e;
     }
+  }
+
+  /**
+   * `insertEntry({ kind: MEMFS, handle: memFd }, d)` without the entry object (a memory-FS open
+   * is the hot case: one per file opened). `d` is valid on this thread as it is: cached, never
+   * materialized a second time. On EMFILE the module fd is closed (through `d`), as `insert` does.
+   */
+  private insertMemFs(memFd: number, d: Descriptor): number {
+    this.lock();
+    const i = this.lowestFree();
+    if (i === MAX_FDS) {
+      this.unlock();
+      d.close();
+      return fail(ERRNO_MFILE);
+    }
+    const base = this.at(i);
+    const w = this.words;
+    w[base + HANDLE] = memFd;
+    w[base + FDFLAGS] = 0;
+    w[base + FILETYPE] = 0;
+    w[base + PREOPEN] = 0;
+    w[base + MOUNT] = -1;
+    w[base + AUX] = 0;
+    // Rights and offset: zero, word by word (no BigInt conversion).
+    for (let k = RIGHTS_BASE; k < OFFSET + 2; k++) w[base + k] = 0;
+    w[base + PATH_LEN] = 0;
+    w[base + KIND] = MEMFS;
+    const gen = Atomics.add(w, base + GEN, 1) + 1;
+    this.unlock();
+    this.cache[i] = { gen, d };
+    return i;
   }
 
   close(fd: number): void {
@@ -164,10 +196,12 @@ export class SharedFdTable implements FdTable {
     if (kind === FREE) { this.unlock(); fail(ERRNO_BADF); }
     const handle = this.words[base + HANDLE]!, aux = this.words[base + AUX]!;
     this.words[base + KIND] = FREE;
-    Atomics.add(this.words, base + GEN, 1);
+    const gen = Atomics.add(this.words, base + GEN, 1);
     this.unlock();
+    const cached = this.cache[i];
     this.cache[i] = undefined;
-    this.kinds!.release(this, kind, handle, aux);
+    // This thread's descriptor of the entry just closed, if it has one (no second materialization).
+    this.kinds!.release(this, kind, handle, aux, cached?.gen === gen ? cached.d : undefined);
   }
 
   /** As wasmtime: both fds must be open; `to` is closed and `from` takes its number. */
@@ -201,8 +235,7 @@ export class SharedFdTable implements FdTable {
     const path = e.path === undefined ? undefined : encoder.encode(e.path);
     if (path && path.length > MAX_PATH_BYTES) fail(ERRNO_NAMETOOLONG);
     this.lock();
-    let i = 0;
-    while (i < MAX_FDS && this.words[this.at(i) + KIND] !== FREE) i++;
+    const i = this.lowestFree();
     if (i === MAX_FDS) { this.unlock(); fail(ERRNO_MFILE); }
     const base = this.at(i);
     this.words[base + HANDLE] = e.handle ?? -1;
@@ -275,6 +308,13 @@ export class SharedFdTable implements FdTable {
       const kind = Atomics.load(this.words, b + KIND);
       if (kind !== FREE) yield { fd: i, kind, handle: this.words[b + HANDLE]!, aux: this.words[b + AUX]! };
     }
+  }
+
+  /** The lowest free fd number, or MAX_FDS; under the table lock. */
+  private lowestFree(): number {
+    let i = 0;
+    while (i < MAX_FDS && this.words[this.at(i) + KIND] !== FREE) i++;
+    return i;
   }
 
   private at(fd: number): number {

@@ -26,8 +26,8 @@ export function fdIoFunctions(mem: GuestMemory, fds: FdTable) {
       const d = fds.get(fd);
       const iovs = mem.iovecs(iovsPtr, iovsLen);
       mem.range(nreadPtr, 4);
-      const got = d.read(iovs.total);
-      mem.setU32(nreadPtr, mem.scatter(iovs, got));
+      const n = d.readInto ? d.readInto(mem, iovs) : mem.scatter(iovs, d.read(iovs.total));
+      mem.setU32(nreadPtr, n);
       return ERRNO_SUCCESS;
     },
 

@@ -65,6 +65,13 @@ export interface Descriptor {
    */
   read(max: number): Uint8Array;
   pread(max: number, offset: bigint): Uint8Array;
+  /**
+   * Optional fast path of `read` for descriptors whose bytes sit in a buffer of their own (the
+   * memory FS): reads up to `iovs.total` bytes (the iovecs already validated) and copies them
+   * straight into the guest's buffers, in order; returns how many. Same result and errors as
+   * `mem.scatter(iovs, read(iovs.total))`.
+   */
+  readInto?(mem: GuestMemory, iovs: IoVecs): number;
   /** Writes `bytes` (a private copy the descriptor may keep); returns how many were written. */
   write(bytes: Uint8Array): number;
   pwrite(bytes: Uint8Array, offset: bigint): number;
