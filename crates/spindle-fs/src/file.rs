@@ -1,9 +1,14 @@
 //! Regular-file contents: fixed-size chunks in an ordered map, so growth never copies the file
-//! and holes cost nothing (a missing chunk reads as zeros).
+//! and holes cost nothing (a missing chunk reads as zeros). Chunk 0 is special: it is a vector
+//! (`head`) that grows with the data up to one chunk, so a small file costs its size and one
+//! allocation, not a 4 KiB chunk plus a map node; truncation keeps the head's capacity, so a
+//! file rewritten with O_TRUNC reuses it without allocating.
 //!
-//! Invariants: every chunk index `i` satisfies `i * CHUNK < size` (chunks past the end are freed
-//! on truncate); bytes of a chunk at or past `size` are zero, so extending a file (truncate up,
-//! a write past the end) exposes zeros without touching them.
+//! Invariants: `head.len() <= min(size, CHUNK)` and `head.capacity() <= CHUNK`; bytes of chunk
+//! 0 at or past `head.len()` read as zero; every map key `i` satisfies `1 <= i` and
+//! `i * CHUNK < size` (chunks past the end are freed on truncate); bytes of a map chunk at or
+//! past `size` are zero, so extending a file (truncate up, a write past the end) exposes zeros
+//! without touching them.
 //!
 //! Thread rules: `FileData` has no lock of its own; it lives in the inode's `RwLock`
 //! (`inode.rs`): reads and preads share it, writes and size changes take it exclusively, which
@@ -12,6 +17,7 @@
 use crate::errno::{Errno, Result};
 use alloc::boxed::Box;
 use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
 
 /// Bytes per chunk (one wasm page is 16 of them).
 pub(crate) const CHUNK: usize = 4096;
@@ -23,6 +29,9 @@ type Chunk = [u8; CHUNK];
 /// The contents of one regular file.
 #[derive(Default)]
 pub(crate) struct FileData {
+    /// Chunk 0, as long as its data (module doc).
+    head: Vec<u8>,
+    /// Chunks 1 and up.
     chunks: BTreeMap<u64, Box<Chunk>>,
     size: u64,
 }
@@ -35,7 +44,7 @@ impl FileData {
     /// Bytes held in memory (allocated chunks), for stat's `blocks`-like accounting and tests.
     #[allow(dead_code)]
     pub(crate) fn allocated(&self) -> usize {
-        self.chunks.len() * CHUNK
+        self.head.capacity() + self.chunks.len() * CHUNK
     }
 
     /// Reads from `off` into `bufs` in order; returns bytes read (0 at or past the end).
@@ -62,9 +71,18 @@ impl FileData {
             let pos = off + done as u64;
             let (idx, at) = (pos / CHUNK as u64, (pos % CHUNK as u64) as usize);
             let n = (CHUNK - at).min(out.len() - done);
-            match self.chunks.get(&idx) {
-                Some(c) => out[done..done + n].copy_from_slice(&c[at..at + n]),
-                None => out[done..done + n].fill(0),
+            let dst = &mut out[done..done + n];
+            if idx == 0 {
+                let have = self.head.len().saturating_sub(at).min(n);
+                if have > 0 {
+                    dst[..have].copy_from_slice(&self.head[at..at + have]);
+                }
+                dst[have..].fill(0);
+            } else {
+                match self.chunks.get(&idx) {
+                    Some(c) => dst.copy_from_slice(&c[at..at + n]),
+                    None => dst.fill(0),
+                }
             }
             done += n;
         }
@@ -94,10 +112,32 @@ impl FileData {
             let pos = off + done as u64;
             let (idx, at) = (pos / CHUNK as u64, (pos % CHUNK as u64) as usize);
             let n = (CHUNK - at).min(data.len() - done);
-            let chunk = self.chunks.entry(idx).or_insert_with(zero_chunk);
-            chunk[at..at + n].copy_from_slice(&data[done..done + n]);
+            if idx == 0 {
+                self.write_head(at, &data[done..done + n]);
+            } else {
+                let chunk = self.chunks.entry(idx).or_insert_with(zero_chunk);
+                chunk[at..at + n].copy_from_slice(&data[done..done + n]);
+            }
             done += n;
         }
+    }
+
+    /// Writes `data` at `at` in chunk 0 (`at + data.len() <= CHUNK`).
+    fn write_head(&mut self, at: usize, data: &[u8]) {
+        let end = at + data.len();
+        let cap = self.head.capacity();
+        if end > cap {
+            // Doubling (from 64 bytes) bounds the copies of a growing head; never past CHUNK.
+            let want = end.max((cap * 2).max(64).min(CHUNK));
+            self.head.reserve_exact(want - self.head.len());
+        }
+        let len = self.head.len();
+        if at > len {
+            self.head.resize(at, 0);
+        }
+        let overlap = len.saturating_sub(at).min(data.len());
+        self.head[at..at + overlap].copy_from_slice(&data[..overlap]);
+        self.head.extend_from_slice(&data[overlap..]);
     }
 
     /// Truncates or extends to `size`; new bytes read as zero.
@@ -106,11 +146,13 @@ impl FileData {
             return Err(Errno::Fbig);
         }
         if size < self.size {
-            let first_gone = size.div_ceil(CHUNK as u64);
+            let first_gone = size.div_ceil(CHUNK as u64).max(1);
             let _ = self.chunks.split_off(&first_gone);
-            let at = (size % CHUNK as u64) as usize;
-            if at != 0 {
-                if let Some(c) = self.chunks.get_mut(&(size / CHUNK as u64)) {
+            let (idx, at) = (size / CHUNK as u64, (size % CHUNK as u64) as usize);
+            if idx == 0 {
+                self.head.truncate(at);
+            } else if at != 0 {
+                if let Some(c) = self.chunks.get_mut(&idx) {
                     c[at..].fill(0);
                 }
             }
@@ -156,13 +198,22 @@ mod tests {
         let mut f = FileData::default();
         f.write_at(0, &[&[7u8; 10000]]).unwrap();
         f.set_size(5000).unwrap();
-        assert_eq!(f.chunks.len(), 2);
+        assert_eq!((f.head.len(), f.chunks.len()), (CHUNK, 1));
         f.set_size(9000).unwrap();
         let v = read_all(&f);
         assert!(v[..5000].iter().all(|&b| b == 7));
         assert!(v[5000..].iter().all(|&b| b == 0));
+        f.set_size(100).unwrap();
+        f.set_size(200).unwrap();
+        let v = read_all(&f);
+        assert!(v[..100].iter().all(|&b| b == 7) && v[100..].iter().all(|&b| b == 0));
+        let mut x = [9u8; 50];
+        assert_eq!(f.read_at(150, &mut [&mut x]), 50); // past the head, inside the size
+        assert!(x.iter().all(|&b| b == 0));
         f.set_size(0).unwrap();
-        assert_eq!(f.chunks.len(), 0);
+        assert_eq!((f.head.len(), f.chunks.len()), (0, 0));
+        // The head's capacity stays for the rewrite.
+        assert_eq!(f.allocated(), CHUNK);
     }
 
     #[test]
@@ -179,6 +230,26 @@ mod tests {
         assert_eq!(y[2959], 1);
         assert_eq!(y[2960], 2);
         assert_eq!(f.read_at(6100, &mut [&mut x]), 0);
+    }
+
+    #[test]
+    fn small_files_cost_their_size_and_head_writes_overlap_and_leave_holes() {
+        let mut f = FileData::default();
+        f.write_at(0, &[&[1u8; 1024]]).unwrap();
+        assert!(f.allocated() < 2048 && f.chunks.is_empty());
+        f.write_at(1000, &[&[2u8; 100]]).unwrap(); // overlaps the end and extends
+        f.write_at(2000, &[b"z"]).unwrap(); // leaves a hole in chunk 0
+        f.write_at(4090, &[&[3u8; 10]]).unwrap(); // crosses into chunk 1
+        let v = read_all(&f);
+        assert_eq!(v.len(), 4100);
+        assert!(v[..1000].iter().all(|&b| b == 1) && v[1000..1100].iter().all(|&b| b == 2));
+        assert!(v[1100..2000].iter().all(|&b| b == 0) && v[2000] == b'z');
+        assert!(v[2001..4090].iter().all(|&b| b == 0) && v[4090..].iter().all(|&b| b == 3));
+        assert_eq!((f.head.len(), f.chunks.len()), (CHUNK, 1));
+        assert!(f.head.capacity() <= CHUNK);
+        let mut x = [9u8; 8];
+        assert_eq!(f.read_at(1996, &mut [&mut x]), 8);
+        assert_eq!(x, [0, 0, 0, 0, b'z', 0, 0, 0]);
     }
 
     #[test]

@@ -42,6 +42,9 @@
 //! - Paths are bytes: non-UTF-8 names are accepted (the WASI shim may refuse them with
 //!   EILSEQ as wasmtime does); a NUL byte is EINVAL.
 //! - As on Linux, `fd_pwrite` on an O_APPEND fd appends.
+//! - A new fd is the lowest free number at or above the calling thread's search hint
+//!   (`fd_table.rs`): one thread gets POSIX's lowest free number, several threads need not
+//!   (WASI does not promise it); inode numbers come from per-thread batches, as on tmpfs.
 //! - A preopen's description (and so its directory) is freed with the `Fs`, not when its fd is
 //!   closed (another thread's path call may still be using it without a reference count).
 //! - tar export stores mtimes in whole seconds (import reads pax fractions).
