@@ -1,0 +1,227 @@
+// OPFS mounts of the in-program filesystem in a real browser (issue #6, the OPFS part): Debian's
+// Chromium driven by playwright-core, pages served by `spindle serve build/tests/opfs`. The guest
+// (tests/fs-guests/opfs_guest.c, linked with libspindle-fs-opfs.a; build: bash
+// tests/fs-guests/opfs_build.sh) runs one command per page load with
+// SPINDLE_FS_MOUNTS=/data=opfs:DIR; each test uses its own OPFS directory.
+//
+// What is checked: write + fsync, reload, same bytes; a crash of the tab (CDP Page.crash) after
+// an unsynced write keeps the fsynced bytes whole; files that page code put into OPFS before the
+// mount are visible; namespace changes reach OPFS; a quota overflow (CDP
+// Storage.overrideQuotaForOrigin) makes fsync fail with ENOSPC; a program linked WITHOUT the opfs
+// feature refuses an opfs mount with a message.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { cliPath, exitGuard } from './helpers.mjs';
+
+exitGuard(after);
+
+const repo = join(import.meta.dirname, '..', '..');
+const built = join(repo, 'build', 'tests', 'opfs');
+const CHROMIUM = process.env.SPINDLE_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM_FLAGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync',
+];
+const PAGE_TIMEOUT_MS = 90_000;
+
+let browser, context, base, server;
+
+function startServer(dir) {
+  return new Promise((resolve, reject) => {
+    server = spawn(process.execPath, [cliPath, 'serve', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '', err = '';
+    server.stdout.on('data', (c) => {
+      out += c;
+      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    server.stderr.on('data', (c) => { err += c; });
+    server.on('exit', (code) => reject(new Error(`spindle serve exited (${code}) before listening: ${err}${out}`)));
+  });
+}
+
+before(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed (${CHROMIUM}): run tools/setup.sh (Debian's 'chromium' package)`);
+  if (!existsSync(join(built, 'opfs_guest.wasm'))) throw new Error('build/tests/opfs/opfs_guest.wasm is missing: run bash tests/fs-guests/opfs_build.sh');
+  const { chromium } = await import('playwright-core');
+  base = await startServer(built);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS, headless: true });
+  context = await browser.newContext();
+  context.setDefaultTimeout(PAGE_TIMEOUT_MS);
+});
+
+after(async () => {
+  await browser?.close();
+  server?.kill();
+});
+
+/** run.html's query for the guest: `args` one by one, the OPFS mount of `dir` at /data. */
+function query(dir, args, wasm = 'opfs_guest.wasm') {
+  const q = new URLSearchParams({ wasm: `/${wasm}`, env: `SPINDLE_FS_MOUNTS=/data=opfs:${dir}` });
+  for (const a of args) q.append('arg', a);
+  return q.toString();
+}
+
+/** Loads the guest with `args` in `page` and waits for its outcome ({ code, stdout, stderr }). */
+async function run(page, dir, args, wasm) {
+  await page.goto(`${base}run.html?${query(dir, args, wasm)}`);
+  await page.waitForFunction(() => window.spindleResult, null, { timeout: PAGE_TIMEOUT_MS });
+  const r = await page.evaluate(() => window.spindleResult);
+  assert.ok(!r.error, `the page reported ${JSON.stringify(r.error)}`);
+  return r;
+}
+
+/** Runs `args` on a fresh page and closes it; asserts exit code 0. */
+async function runOk(dir, args, wasm) {
+  const page = await context.newPage();
+  try {
+    const r = await run(page, dir, args, wasm);
+    assert.equal(r.code, 0, `guest ${args.join(' ')} failed: ${r.stdout}${r.stderr}`);
+    return r;
+  } finally {
+    await page.close();
+  }
+}
+
+/** The bytes of OPFS file DIR/NAME as page JS sees them (null if it does not exist). */
+async function opfsText(dir, name) {
+  const page = await context.newPage();
+  try {
+    await page.goto(`${base}run.html`);
+    return await page.evaluate(async ([dir, name]) => {
+      let d = await navigator.storage.getDirectory();
+      for (const c of [...dir.split('/'), ...name.split('/').slice(0, -1)].filter((x) => x)) {
+        try { d = await d.getDirectoryHandle(c); } catch { return null; }
+      }
+      try {
+        return await (await (await d.getFileHandle(name.split('/').pop())).getFile()).text();
+      } catch { return null; }
+    }, [dir, name]);
+  } finally {
+    await page.close();
+  }
+}
+
+/** Names in OPFS directory DIR, sorted (null if it does not exist). */
+async function opfsList(dir) {
+  const page = await context.newPage();
+  try {
+    await page.goto(`${base}run.html`);
+    return await page.evaluate(async (dir) => {
+      let d = await navigator.storage.getDirectory();
+      for (const c of dir.split('/').filter((x) => x)) {
+        try { d = await d.getDirectoryHandle(c); } catch { return null; }
+      }
+      const names = [];
+      for await (const n of d.keys()) names.push(n);
+      return names.sort();
+    }, dir);
+  } finally {
+    await page.close();
+  }
+}
+
+describe('Chromium: OPFS mounts of the in-program filesystem', () => {
+  test('write + fsync, reload the page, read back the same bytes', async () => {
+    const text = 'persisted bytes \u00e9\u4e2d ' + 'x'.repeat(3000);
+    const page = await context.newPage();
+    try {
+      let r = await run(page, 'persist', ['write', '/data/f.txt', text]);
+      assert.deepEqual([r.code, r.stdout], [0, 'synced\n']);
+      await page.reload();
+      await page.goto(`${base}run.html?${query('persist', ['read', '/data/f.txt'])}`);
+      await page.waitForFunction(() => window.spindleResult);
+      r = await page.evaluate(() => window.spindleResult);
+      assert.deepEqual([r.code, r.stdout], [0, text]);
+    } finally {
+      await page.close();
+    }
+    assert.equal(await opfsText('persist', 'f.txt'), text, 'page JS sees the same bytes in OPFS');
+  });
+
+  test('a crash of the tab after an unsynced write keeps the fsynced file whole', async () => {
+    await runOk('crash', ['write', '/data/f.txt', 'A'.repeat(5000)]);
+    const page = await context.newPage();
+    await page.goto(`${base}run.html?${query('crash', ['write-hang', '/data/f.txt', 'B'.repeat(7000)])}`);
+    await page.waitForFunction(() => document.getElementById('stdout')?.textContent === 'hanging\n');
+    const cdp = await context.newCDPSession(page);
+    const crashed = new Promise((resolve) => page.once('crash', resolve));
+    void cdp.send('Page.crash').catch(() => {}); // never answers: the session dies with the renderer
+    await crashed;
+    await page.close();
+    const r = await runOk('crash', ['read', '/data/f.txt']);
+    assert.equal(r.stdout, 'A'.repeat(5000), 'the fsynced bytes, neither lost nor mixed');
+    assert.deepEqual(await opfsList('crash'), ['f.txt'], 'no temporary left after the next mount');
+  });
+
+  test('a crash right after close (write-back queued, not waited for) leaves the old or the new file, whole', async () => {
+    await runOk('crash2', ['write', '/data/g.txt', 'old'.repeat(1000)]);
+    const page = await context.newPage();
+    await page.goto(`${base}run.html?${query('crash2', ['write-close', '/data/g.txt', 'new'.repeat(2000)])}`);
+    await page.waitForFunction(() => window.spindleResult);
+    const cdp = await context.newCDPSession(page);
+    const crashed = new Promise((resolve) => page.once('crash', resolve));
+    void cdp.send('Page.crash').catch(() => {});
+    await crashed;
+    await page.close();
+    const r = await runOk('crash2', ['read', '/data/g.txt']);
+    assert.ok(r.stdout === 'old'.repeat(1000) || r.stdout === 'new'.repeat(2000), `mixed or cut file: ${r.stdout.length} bytes`);
+  });
+
+  test('files that page code created in OPFS before the mount are visible to the program', async () => {
+    const page = await context.newPage();
+    try {
+      await page.goto(`${base}run.html`);
+      await page.evaluate(async () => {
+        const root = await navigator.storage.getDirectory();
+        const dir = await (await root.getDirectoryHandle('pre', { create: true })).getDirectoryHandle('sub', { create: true });
+        const w = await (await dir.getFileHandle('from-page.txt', { create: true })).createWritable();
+        await w.write('written by page JS');
+        await w.close();
+      });
+    } finally {
+      await page.close();
+    }
+    assert.equal((await runOk('pre', ['read', '/data/sub/from-page.txt'])).stdout, 'written by page JS');
+    assert.equal((await runOk('pre', ['ls', '/data'])).stdout, 'sub\n');
+  });
+
+  test('mkdir, rename, rmdir, unlink reach OPFS in order (fsync of the directory waits for them)', async () => {
+    assert.equal((await runOk('ns', ['ops', '/data'])).stdout, 'closed\nclosed\nops done\n');
+    assert.deepEqual(await opfsList('ns'), ['d']);
+    assert.deepEqual(await opfsList('ns/d'), ['b']);
+    assert.equal(await opfsText('ns', 'd/b'), 'moved');
+    assert.equal((await runOk('ns', ['read', '/data/d/b'])).stdout, 'moved');
+  });
+
+  test('over the quota, fsync fails with ENOSPC (51) and the old file stays whole', async () => {
+    await runOk('quota', ['write', '/data/q.bin', 'small']);
+    const page = await context.newPage();
+    try {
+      await page.goto(`${base}run.html`);
+      const cdp = await context.newCDPSession(page);
+      const origin = new URL(base).origin;
+      await cdp.send('Storage.overrideQuotaForOrigin', { origin, quotaSize: 2 << 20 });
+      const r = await run(page, 'quota', ['fill', '/data/q.bin', String(8 << 20)]);
+      assert.equal(r.stdout, 'fsync errno 51\n');
+      await cdp.send('Storage.overrideQuotaForOrigin', { origin });
+    } finally {
+      await page.close();
+    }
+    assert.equal(await opfsText('quota', 'q.bin'), 'small');
+  });
+
+  test('a program linked without the opfs feature refuses the mount and says what to link', async () => {
+    const page = await context.newPage();
+    try {
+      const r = await run(page, 'nofeature', ['ls', '/data'], 'opfs_guest_mem.wasm');
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /GUEST=opfs:DIR needs libspindle-fs-opfs\.a/);
+    } finally {
+      await page.close();
+    }
+  });
+});
