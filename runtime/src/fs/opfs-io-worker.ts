@@ -119,7 +119,10 @@ function data(r: OpfsRecord): void {
   const p = pending;
   if (!p?.handle || p.errno) return;
   try {
-    p.handle.write(r.data, { at: r.arg });
+    const n = p.handle.write(r.data, { at: r.arg });
+    // Over the quota, Chromium (156) returns a short (or bogus) count instead of throwing
+    // QuotaExceededError (checked with Storage.overrideQuotaForOrigin in opfs.test.mjs).
+    if (n !== r.data.length) throw new DOMException(`short write (${n} of ${r.data.length} bytes)`, 'QuotaExceededError');
   } catch (e) {
     fail(p, e);
   }
