@@ -23,9 +23,12 @@ import { DATA, IOV, OUT, type ModuleThread } from './memfs-thread.js';
 
 /** What the module reports for every directory fd without fdflags (wasmtime 46's rights). */
 const DIR_FDSTAT: Fdstat = Object.freeze({ filetype: FILETYPE_DIRECTORY, flags: 0, rightsBase: 0x7b7fe00n, rightsInheriting: 0xff7ffffn });
-/** DIR_FDSTAT as the module writes it (witx layout, zero padding). */
-const DIR_FDSTAT_BYTES = (() => {
-  const b = new Uint8Array(FDSTAT_SIZE);
+/** The structs' sizes in u32 words (copied word by word: GuestMemory.writeWords). */
+const FDSTAT_WORDS = FDSTAT_SIZE / 4;
+const FILESTAT_WORDS = FILESTAT_SIZE / 4;
+/** DIR_FDSTAT as the module writes it (witx layout, zero padding), in u32 words. */
+const DIR_FDSTAT_WORDS = (() => {
+  const b = new Uint32Array(FDSTAT_WORDS);
   const v = new DataView(b.buffer);
   v.setUint8(0, DIR_FDSTAT.filetype);
   v.setBigUint64(8, DIR_FDSTAT.rightsBase, true);
@@ -70,13 +73,13 @@ export class ModuleFd implements MemFsDescriptor {
   /** `fdstat` as the module's bytes, straight into guest memory (see fd-table.ts). */
   fdstatInto(mem: GuestMemory, ptr: number): void {
     if (this.knownDir) {
-      mem.writeFrom(ptr, DIR_FDSTAT_BYTES, 0, FDSTAT_SIZE);
+      mem.writeWords(ptr, DIR_FDSTAT_WORDS, 0, FDSTAT_WORDS);
       return;
     }
     const t = this.t;
     check(t.c.fd_fdstat_get(this.memFd, t.at(OUT)));
     this.knownDir = t.u8[OUT] === FILETYPE_DIRECTORY && t.u8[OUT + 2] === 0 && t.u8[OUT + 3] === 0;
-    mem.writeFrom(ptr, t.u8, OUT, FDSTAT_SIZE);
+    mem.writeWords(ptr, t.u32, OUT / 4, FDSTAT_WORDS);
   }
 
   setFdflags(flags: number): void {
@@ -97,7 +100,7 @@ export class ModuleFd implements MemFsDescriptor {
   filestatInto(mem: GuestMemory, ptr: number): void {
     const t = this.t;
     check(t.c.fd_filestat_get(this.memFd, t.at(OUT)));
-    mem.writeFrom(ptr, t.u8, OUT, FILESTAT_SIZE);
+    mem.writeWords(ptr, t.u32, OUT / 4, FILESTAT_WORDS);
   }
 
   setSize(size: bigint): void {
@@ -388,7 +391,7 @@ class ModuleRawDir implements RawPathDirectory {
     const t = this.fd.t;
     const n = putPath(t, mem, ptr, len);
     check(t.c.path_filestat_get(this.fd.memFd, lookupflags, t.at(DATA), n, t.at(OUT)));
-    mem.writeFrom(statPtr, t.u8, OUT, FILESTAT_SIZE);
+    mem.writeWords(statPtr, t.u32, OUT / 4, FILESTAT_WORDS);
   }
 
   setTimes(lookupflags: number, mem: GuestMemory, ptr: number, len: number, atim: bigint, mtim: bigint, fstflags: number): void {

@@ -80,17 +80,28 @@ function reportToConsole(fn: string, error: unknown): void {
 
 /** Wraps `f` so that it returns an errno instead of throwing (see the module note). */
 function guard(name: string, f: WasiFunction, onUnexpected: (fn: string, e: unknown) => void) {
-  // Fixed parameters, not `...args`: no array per call on this hot path. WASI preview1 functions
-  // take at most 9 parameters (path_open); V8 passes missing ones as undefined and f ignores extras.
-  return (p0?: any, p1?: any, p2?: any, p3?: any, p4?: any, p5?: any, p6?: any, p7?: any, p8?: any): number => {
-    try {
-      return f(p0, p1, p2, p3, p4, p5, p6, p7, p8);
-    } catch (e) {
-      if (e instanceof WasiErrno) return e.errno;
-      onUnexpected(name, e);
-      return ERRNO_IO;
-    }
+  const caught = (e: unknown): number => {
+    if (e instanceof WasiErrno) return e.errno;
+    onUnexpected(name, e);
+    return ERRNO_IO;
   };
+  // One wrapper per parameter count (`f.length`: the WASI functions declare every parameter, none
+  // with a default): wasm calls a JS function whose arity matches its signature on V8's direct
+  // path, and no array is built per call. At most 9 parameters (path_open).
+  switch (f.length) {
+    case 0: return (): number => { try { return f(); } catch (e) { return caught(e); } };
+    case 1: return (a: any): number => { try { return f(a); } catch (e) { return caught(e); } };
+    case 2: return (a: any, b: any): number => { try { return f(a, b); } catch (e) { return caught(e); } };
+    case 3: return (a: any, b: any, c: any): number => { try { return f(a, b, c); } catch (e) { return caught(e); } };
+    case 4: return (a: any, b: any, c: any, d: any): number => { try { return f(a, b, c, d); } catch (e) { return caught(e); } };
+    case 5: return (a: any, b: any, c: any, d: any, e5: any): number => { try { return f(a, b, c, d, e5); } catch (e) { return caught(e); } };
+    case 6: return (a: any, b: any, c: any, d: any, e5: any, g: any): number => { try { return f(a, b, c, d, e5, g); } catch (e) { return caught(e); } };
+    case 7: return (a: any, b: any, c: any, d: any, e5: any, g: any, h: any): number => { try { return f(a, b, c, d, e5, g, h); } catch (e) { return caught(e); } };
+    default:
+      return (p0?: any, p1?: any, p2?: any, p3?: any, p4?: any, p5?: any, p6?: any, p7?: any, p8?: any): number => {
+        try { return f(p0, p1, p2, p3, p4, p5, p6, p7, p8); } catch (e) { return caught(e); }
+      };
+  }
 }
 
 /** The complete `wasi_snapshot_preview1` import object for one instance. */
