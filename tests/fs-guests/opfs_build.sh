@@ -4,7 +4,8 @@
 #       spindle_opfs.*, so programs linked with it run only on spindle in a browser)
 #   build/tests/opfs/opfs_guest.wasm                      tests/fs-guests/opfs_guest.c linked with it
 #   build/tests/opfs/opfs_guest_mem.wasm                  the same with libspindle-fs.a (memory
-#       mounts only: the bench's baseline)
+#       mounts only: a program that asks for an opfs mount without the feature)
+#   build/tests/opfs/opfs_workload.wasm                   bench/fs/workload.c with libspindle-fs-opfs.a
 # Usage: bash tests/fs-guests/opfs_build.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,3 +24,5 @@ flags=(-Wall -Werror -I"$prefix/include")
 tools/wasi-cc "${flags[@]}" "$here/opfs_guest.c" "$prefix/lib/libspindle-fs-opfs.a" -o "$out/opfs_guest.wasm"
 tools/wasi-cc "${flags[@]}" "$here/opfs_guest.c" "$prefix/lib/libspindle-fs.a" -o "$out/opfs_guest_mem.wasm"
 echo "$out"
+# The reference fs workload (bench/fs/workload.c) with OPFS mounts, for bench/browser/opfs.mjs.
+tools/wasi-cc -Wall "$repo/bench/fs/workload.c" "$prefix/lib/libspindle-fs-opfs.a" -o "$out/opfs_workload.wasm"

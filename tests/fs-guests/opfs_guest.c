@@ -10,8 +10,10 @@
  *   ops DIR                mkdir DIR/d, create DIR/d/a, rename to DIR/d/b, mkdir DIR/e, rmdir
  *                          DIR/e, create+unlink DIR/gone, fsync DIR; prints "ops done"
  *   fill PATH BYTES        writes BYTES bytes and fsyncs; prints "fsync errno N" (0: ok)
- *   workload DIR ROUNDS    the reference fs workload (bench/fs/workload.c) on DIR; prints
- *                          "workload ns N" (time inside the program, CLOCK_MONOTONIC)
+ *   workload DIR ROUNDS [sync]  the reference fs workload (bench/fs/workload.c) on DIR; prints
+ *                          "workload ns N" (time inside the program, CLOCK_MONOTONIC); with
+ *                          `sync`, an fsync of DIR at the end (waits for every write-back) is
+ *                          inside the timing
  */
 #include <dirent.h>
 #include <errno.h>
@@ -101,7 +103,7 @@ static int fill(const char *path, long bytes) {
 }
 
 /* bench/fs/workload.c's round: over 64 files create+write 1 KiB+close, open+read+close, stat. */
-static int workload(const char *dir, int rounds) {
+static int workload(const char *dir, int rounds, int sync) {
   char buf[1024], path[256];
   memset(buf, 'x', sizeof buf);
   struct timespec t0, t1;
@@ -116,6 +118,11 @@ static int workload(const char *dir, int rounds) {
       struct stat st;
       if (stat(path, &st) != 0 || st.st_size != sizeof buf) FAIL("stat %s", path);
     }
+  }
+  if (sync) {
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd < 0 || fsync(fd) != 0) FAIL("fsync %s", dir);
+    close(fd);
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
   printf("workload ns %lld\n", (long long)(t1.tv_sec - t0.tv_sec) * 1000000000LL + (t1.tv_nsec - t0.tv_nsec));
@@ -132,7 +139,8 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "ls")) return ls(argv[2]);
   if (!strcmp(cmd, "ops")) return ops(argv[2]);
   if (!strcmp(cmd, "fill") && argc == 4) return fill(argv[2], atol(argv[3]));
-  if (!strcmp(cmd, "workload") && argc == 4) return workload(argv[2], atoi(argv[3]));
+  if (!strcmp(cmd, "workload") && (argc == 4 || argc == 5))
+    return workload(argv[2], atoi(argv[3]), argc == 5 && !strcmp(argv[4], "sync"));
   printf("unknown command %s\n", cmd);
   return 2;
 }
