@@ -30,7 +30,7 @@ export const notes = [
   'Workload (a) ring: T threads share a fixed total of malloc/free pairs, each keeping a ring of 256 live blocks of 8..1024 bytes; '
     + '(d) article (full run only): the reference article\'s shape, a ring of 1,024 blocks of 1000..2023 bytes. '
     + 'Pairs per run: ring 2M (500k with --quick), article 2M (the article used 100M: same per-pair work, shorter runs).',
-  'The wasm configurations run on the spindle CLI (optimizing tier up front) and, for C, on wasmtime 46.',
+  'The wasm configurations run on the spindle CLI (optimizing tier up front, --threads T: one prewarmed worker per program thread) and, for C, on wasmtime 46.',
   'ms is measured inside the program around the workload; mem_kb is the linear memory at the end on wasm (it only grows) and peak RSS natively.',
   'Verification: exit 0, a result line naming the requested workload, threads and operation count, and a checksum of the bytes the program read back from its blocks equal to the native C run\'s for the same workload and T (else the configuration fails).',
   'bench/alloc/run.mjs is the allocator\'s complete benchmark (cross-thread free, larson, code size); this is the part the harness compares across hosts.',
@@ -97,7 +97,10 @@ export async function run(ctx) {
   const out = join(ctx.repo, 'build', 'bench', 'alloc');
   build(ctx, out);
   const mimallocSo = ['/usr/lib/x86_64-linux-gnu/libmimalloc.so.2', '/usr/lib/x86_64-linux-gnu/libmimalloc.so'].find((p) => existsSync(p));
-  const spindle = (wasm) => (args) => ctx.commands.spindle(join(out, wasm), args);
+  // One prewarmed worker per program thread (`--threads T`), as the emnapi peer gets a warm pool
+  // of T: with the default (one per core) the 3rd and 4th workers boot inside the timed region
+  // (c-spindle ring T=4: median 795 ms default vs 452 ms with --threads 4, T=2 401 ms).
+  const spindle = (wasm) => (args) => ctx.commands.spindle(join(out, wasm), args, ['--threads', args[1]]);
   const configs = [
     { config: 'c-dlmalloc', file: 'c_dlmalloc.wasm', cmd: spindle('c_dlmalloc.wasm'), note: 'C, wasi-libc dlmalloc, spindle CLI (the baseline)' },
     { config: 'c-spindle', file: 'c_spindle.wasm', cmd: spindle('c_spindle.wasm'), note: 'C, spindle-alloc C archive, spindle CLI' },
