@@ -3,11 +3,12 @@
 // the same run.
 //
 //   node bench/alloc/run.mjs [--runs N] [--scale F] [--only WORKLOAD] [--threads 1,2,4]
-//                            [--pool T] [--out NAME] [--no-build]
+//                            [--default-pool] [--out NAME] [--no-build]
 //
-// --pool T: start the runtime with as many pool workers as the program will have threads
-// (`spindle run --threads N`: T for ring/article, 2T for larson, whose chains overlap), so no
-// worker boots inside the timed region; by default the runtime prewarms one worker per core.
+// The runtime starts with as many pool workers as the program will have threads (`spindle run
+// --threads N`: T for ring/article, 2T for larson, whose chains overlap), so no worker boots
+// inside the timed region. --default-pool keeps the runtime's default (one worker per core): then
+// at T=4 on 2 cores two workers boot while the workload runs.
 // Every run's checksum must equal the native C program's for the same workload and T (taken
 // first, once per workload and T); a run that differs counts as failed.
 //
@@ -40,7 +41,7 @@ const RUNS = Number(opt('--runs', 5));
 const SCALE = Number(opt('--scale', 1));
 const ONLY = opt('--only', null);
 const OUT = opt('--out', 'results'); // base name of the result files
-const POOL = argv.includes('--pool');
+const POOL = !argv.includes('--default-pool');
 const THREADS = opt('--threads', null)?.split(',').map(Number);
 
 // Workloads: (a) ring, (b) xfree, (c) larson, (d) article; (e) peak memory is read off (a).
