@@ -163,7 +163,8 @@ export async function run(ctx) {
     ];
     for (const v of variants) {
       const spec = { experiment: id, variant: v.variant, baseline: BASELINE, metrics: METRICS };
-      const config = (name, r, cmd, note) => ({ config: name, cmd, check: fsCheck(r, v.threads), note: `${note}; ${r} rounds` });
+      // A note is per configuration in the summary (the same for every variant), so it says all of them.
+      const config = (name, r, cmd, note, rounds = `${r} rounds`) => ({ config: name, cmd, check: fsCheck(r, v.threads), note: `${note}; ${rounds}` });
       const args = (r, dir) => workloadArgs(v, r, dir);
       const peerRounds = v.mode === 'main' ? jsRounds : Math.max(1, Math.ceil(proxiedRounds / v.threads));
       const mainOnly = v.mode === 'main';
@@ -171,8 +172,9 @@ export async function run(ctx) {
       const configs = [
         config(BASELINE, peerRounds, [node, ['--no-warnings', '--no-liftoff', join(hosts, 'memfs-proxied-run.mjs'),
           '--where', mainOnly ? 'main' : 'worker', '--pool', String(v.threads), plain, ...args(peerRounds, '/tmp')]],
-        mainOnly ? 'memfs direct on the JS main thread (@napi-rs/wasm-runtime/fs, @tybys/wasm-util WASI)'
-          : 'every wasm thread on a worker, each fs call proxied to the memfs on the JS main thread (createFsProxy / createOnMessage)'),
+        '@napi-rs/wasm-runtime/fs memfs on the JS main thread, @tybys/wasm-util WASI: direct in `main`; in `worker` and T=n every '
+          + 'wasm thread on a worker, each fs call proxied to the main thread (createFsProxy / createOnMessage)',
+        `${jsRounds} rounds in main, ${proxiedRounds} / T (rounded up) on pthreads`),
         config('spindle-inprogram', rounds, ctx.commands.spindle(inprogram, args(rounds, '/tmp')), 'libspindle.a on the spindle CLI'),
       ];
       const unavailable = [];
