@@ -35,6 +35,8 @@ export const OP = {
   WRITE_END: 8,
   LOAD: 9,
   LOAD_CHUNK: 10,
+  /** A whole file in one record (up to CHUNK_BYTES): BEGIN + DATA + END in one. */
+  WRITE: 11,
 } as const;
 
 /** WASI errno values the channel carries. */
@@ -48,6 +50,12 @@ const W_DONE = 4;
 const W_RESP_STATUS = 5;
 const W_RESP_MOUNT = 6;
 const W_RESP_LEN = 7;
+/** 1 while the consumer sleeps on TAIL (producers notify only then). */
+const W_SLEEPING = 8;
+/** Bumped by a producer that waits (fsync, load): the consumer stops gathering and serves now. */
+const W_URGENT = 9;
+/** How long the consumer gathers records after the first one before it writes (idle delay). */
+export const GATHER_MS = 10;
 const ERR_BASE = 16;
 const ERR_SLOTS = 64;
 const RING_OFF = 1024;
@@ -126,7 +134,7 @@ export class Channel {
     this.bytes.set(b, p); p += b.length;
     this.bytes.set(data, p);
     Atomics.store(this.words, W_TAIL, (tail + size) | 0);
-    Atomics.notify(this.words, W_TAIL);
+    if (Atomics.load(this.words, W_SLEEPING)) Atomics.notify(this.words, W_TAIL);
     return seq;
   }
 
@@ -145,6 +153,11 @@ export class Channel {
 
   /** Blocks until every record up to `seq` is done. */
   waitDone(seq: number): void {
+    if (Atomics.load(this.words, W_DONE) - seq < 0) {
+      Atomics.add(this.words, W_URGENT, 1);
+      Atomics.notify(this.words, W_URGENT);
+      Atomics.notify(this.words, W_TAIL);
+    }
     for (;;) {
       const done = Atomics.load(this.words, W_DONE);
       if (done - seq >= 0) return;
@@ -204,10 +217,24 @@ export class Channel {
 
   /** Resolves when a producer may have published a record (or after half a second). */
   async waitForWork(): Promise<void> {
+    Atomics.store(this.words, W_SLEEPING, 1);
     const tail = Atomics.load(this.words, W_TAIL);
-    if (tail !== Atomics.load(this.words, W_HEAD)) return;
-    // With a timeout, so the I/O worker notices the end of the program while idle.
-    const w = Atomics.waitAsync(this.words, W_TAIL, tail, 500);
+    if (tail === Atomics.load(this.words, W_HEAD)) {
+      // With a timeout, so the I/O worker notices the end of the program while idle.
+      const w = Atomics.waitAsync(this.words, W_TAIL, tail, 500);
+      if (w.async) await w.value;
+    }
+    Atomics.store(this.words, W_SLEEPING, 0);
+  }
+
+  /**
+   * After waking for a first record: lets producers add more for up to GATHER_MS (so rewrites
+   * of the same file coalesce and the program's bursts of closes are not each followed by OPFS
+   * work on the other core), unless a producer is waiting for the result.
+   */
+  async gather(): Promise<void> {
+    const urgent = Atomics.load(this.words, W_URGENT);
+    const w = Atomics.waitAsync(this.words, W_URGENT, urgent, GATHER_MS);
     if (w.async) await w.value;
   }
 

@@ -57,6 +57,7 @@ export function opfsImports(init: OpfsInit, memory: () => WebAssembly.Memory): R
       const p = mem(path, pathLen);
       ch.lock();
       try {
+        if (dataLen <= CHUNK_BYTES) return ch.put(OP.WRITE, mount, p, empty, mem(data, dataLen), dataLen);
         ch.put(OP.WRITE_BEGIN, mount, p, empty, empty, dataLen);
         for (let off = 0; off < dataLen; off += CHUNK_BYTES) {
           ch.put(OP.WRITE_DATA, mount, empty, empty, mem(data + off, Math.min(CHUNK_BYTES, dataLen - off)), off);

@@ -70,6 +70,7 @@ async function serveOne(ch: Channel, r: OpfsRecord): Promise<void> {
   switch (r.op) {
     case OP.LOAD: return load(ch, r.a);
     case OP.LOAD_CHUNK: return loadChunk(ch, r.mount, r.arg);
+    case OP.WRITE: await begin(r); data({ ...r, arg: 0 }); return end(ch);
     case OP.WRITE_BEGIN: return begin(r);
     case OP.WRITE_DATA: return data(r);
     case OP.WRITE_END: return end(ch);
@@ -202,15 +203,43 @@ let ending = false;
 
 async function serve(ch: Channel): Promise<void> {
   for (;;) {
-    const r = ch.take();
-    if (!r && ending) { (globalThis as unknown as { close(): void }).close(); return; }
-    if (!r) { await ch.waitForWork(); continue; }
-    try {
-      await serveOne(ch, r);
-    } finally {
-      ch.finished(r.seq);
+    const batch: OpfsRecord[] = [];
+    for (let r = ch.take(); r; r = ch.take()) batch.push(r);
+    if (!batch.length && ending) { (globalThis as unknown as { close(): void }).close(); return; }
+    if (!batch.length) { await ch.waitForWork(); await ch.gather(); continue; }
+    const stale = superseded(batch);
+    for (const [i, r] of batch.entries()) {
+      if (stale.has(i)) continue; // finished with the later write of the same file
+      try {
+        await serveOne(ch, r);
+      } finally {
+        ch.finished(r.seq);
+      }
     }
   }
+}
+
+/**
+ * Indexes of whole-file writes that a later whole-file write of the same file replaces before
+ * any namespace change: writing them would only cost time (the queue catches up with a program
+ * that rewrites its files faster than OPFS takes them). They are never marked finished on
+ * their own: the later write's sequence number, once done, covers them (DONE only grows), so
+ * an fsync waiting for a skipped one returns when newer bytes are in OPFS.
+ */
+function superseded(batch: OpfsRecord[]): Set<number> {
+  const stale = new Set<number>();
+  const last = new Map<string, number>();
+  for (const [i, r] of batch.entries()) {
+    if (r.op === OP.WRITE) {
+      const key = `${r.mount}/${r.a}`;
+      const prev = last.get(key);
+      if (prev !== undefined) stale.add(prev);
+      last.set(key, i);
+    } else if (r.op !== OP.BARRIER && r.op !== OP.LOAD_CHUNK) {
+      last.clear();
+    }
+  }
+  return stale;
 }
 
 /** Messages from the owner: the channel once, then `{ end: true }` when the program ended. */
