@@ -171,6 +171,22 @@ describe('Chromium: OPFS mounts of the in-program filesystem', () => {
     assert.ok(r.stdout === 'old'.repeat(1000) || r.stdout === 'new'.repeat(2000), `mixed or cut file: ${r.stdout.length} bytes`);
   });
 
+  test('close without fsync: the queued write-back reaches OPFS while the page stays open', async () => {
+    const page = await context.newPage();
+    try {
+      const r = await run(page, 'closed', ['write-close', '/data/c.txt', 'written at close']);
+      assert.deepEqual([r.code, r.stdout], [0, 'closed\n']);
+      let seen = null;
+      for (let i = 0; i < 100 && seen !== 'written at close'; i++) {
+        seen = await opfsText('closed', 'c.txt');
+        if (seen !== 'written at close') await new Promise((res) => setTimeout(res, 200));
+      }
+      assert.equal(seen, 'written at close');
+    } finally {
+      await page.close();
+    }
+  });
+
   test('files that page code created in OPFS before the mount are visible to the program', async () => {
     const page = await context.newPage();
     try {
