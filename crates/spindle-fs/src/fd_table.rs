@@ -10,8 +10,9 @@
 //!
 //! Numbering: a new fd is the lowest free number at or above the thread's hint, wrapping to the
 //! lowest free number overall before the table grows. A single-threaded program thus gets
-//! POSIX's lowest free number (its stripe's hint drops on every close); with several threads
-//! numbers are not lowest-first, which WASI does not require (wasmtime's are not either).
+//! POSIX's lowest free number (its stripe's hint drops on every close; this holds while its
+//! calls map to one stripe, i.e. stay in one 64 KiB window of its stack, see `stripes.rs`);
+//! with several threads numbers are not lowest-first, which WASI does not require.
 //! Preopened directories, which every path call of every thread goes through, are *pinned*:
 //! their description is read through one atomic pointer load, with no lock and no reference
 //! count traffic. A pinned description is freed with the table; if its fd is closed earlier it

@@ -128,7 +128,7 @@ impl FileData {
         let cap = self.head.capacity();
         if end > cap {
             // Doubling (from 64 bytes) bounds the copies of a growing head; never past CHUNK.
-            let want = end.max((cap * 2).max(64).min(CHUNK));
+            let want = end.max((cap * 2).clamp(64, CHUNK));
             self.head.reserve_exact(want - self.head.len());
         }
         let len = self.head.len();

@@ -119,7 +119,7 @@ fn random_ops_keep_the_tree_consistent() {
     let n = 20000 * scale();
     let f2 = fs.clone();
     threads(move |t| {
-        let mut r = Rng(0x9E37_79B9_7F4A_7C15 ^ (t as u64 + 1) * 0x1234_5678_9abc);
+        let mut r = Rng(0x9E37_79B9_7F4A_7C15 ^ ((t as u64 + 1) * 0x1234_5678_9abc));
         let mut open: Vec<Fd> = Vec::new();
         for _ in 0..n {
             let p = names_[r.below(names_.len())].as_bytes();
