@@ -147,14 +147,15 @@ export class ModuleFd implements MemFsDescriptor {
   readInto(mem: GuestMemory, iovs: IoVecs): number {
     const t = this.t;
     const max = iovs.total;
-    if (max > t.cap) return mem.scatter(iovs, this.read(max));
-    setIov(t, t.at(DATA), max);
+    if (max > t.cap - MAX_SHIFT) return mem.scatter(iovs, this.read(max));
+    const data = DATA + alignShift(iovs);
+    setIov(t, t.at(data), max);
     check(t.c.fd_read(this.memFd, t.at(IOV), 1, t.at(OUT)));
     const got = t.u32[OUT / 4]!;
     let at = 0;
     for (let i = 0; i < iovs.ptrs.length && at < got; i++) {
       const n = Math.min(iovs.lens[i]!, got - at);
-      mem.writeFrom(iovs.ptrs[i]!, t.u8, DATA + at, n);
+      mem.writeFrom(iovs.ptrs[i]!, t.u8, data + at, n);
       at += n;
     }
     return got;
@@ -194,13 +195,14 @@ export class ModuleFd implements MemFsDescriptor {
   /** `write` straight from the guest's iovecs (no gathered copy): see fd-table.ts. */
   writeFrom(mem: GuestMemory, iovs: IoVecs): number {
     const t = this.t;
-    if (iovs.total > t.cap) return this.write(mem.gather(iovs));
-    let at = DATA;
+    if (iovs.total > t.cap - MAX_SHIFT) return this.write(mem.gather(iovs));
+    const data = DATA + alignShift(iovs);
+    let at = data;
     for (let i = 0; i < iovs.ptrs.length; i++) {
       t.u8.set(mem.view(iovs.ptrs[i]!, iovs.lens[i]!), at);
       at += iovs.lens[i]!;
     }
-    setIov(t, t.at(DATA), iovs.total);
+    setIov(t, t.at(data), iovs.total);
     check(t.c.fd_write(this.memFd, t.at(IOV), 1, t.at(OUT)));
     return t.u32[OUT / 4]!;
   }
@@ -453,6 +455,16 @@ function putTwo(t: ModuleThread, a: string, b: string): [number, number, number,
   const bn = t.putString(b, bOff);
   return [t.at(DATA), an, t.at(bOff), bn];
 }
+
+/**
+ * Where in the scratch data (from DATA, which is 8-aligned) the bytes of `iovs` go: at the first
+ * buffer's address mod 8. A copy between two shared memories is word by word only when source and
+ * target agree mod 8; otherwise V8 copies byte by byte (measured: 1 KiB 135 ns vs 575 ns).
+ */
+function alignShift(iovs: IoVecs): number {
+  return iovs.ptrs.length > 0 ? iovs.ptrs[0]! & MAX_SHIFT : 0;
+}
+const MAX_SHIFT = 7;
 
 function setIov(t: ModuleThread, ptr: number, len: number): void {
   t.u32[IOV / 4] = ptr;
