@@ -56,6 +56,8 @@ const W_SLEEPING = 8;
 const W_URGENT = 9;
 /** How long the consumer gathers records after the first one before it writes (idle delay). */
 export const GATHER_MS = 10;
+/** How many errors were ever stored (0: takeError need not look). */
+const W_ERRORS = 10;
 const ERR_BASE = 16;
 const ERR_SLOTS = 64;
 const RING_OFF = 1024;
@@ -167,6 +169,7 @@ export class Channel {
 
   /** The deferred error stored for `key`, cleared (0: none). */
   takeError(key: number): number {
+    if (Atomics.load(this.words, W_ERRORS) === 0) return 0;
     for (let i = 0; i < ERR_SLOTS; i++) {
       const w = ERR_BASE + 2 * i;
       if (Atomics.load(this.words, w) >>> 0 === key) return Atomics.exchange(this.words, w + 1, 0);
@@ -251,6 +254,7 @@ export class Channel {
       if (k === key || k === 0 || Atomics.load(this.words, w + 1) === 0) {
         Atomics.store(this.words, w, key | 0);
         Atomics.store(this.words, w + 1, errno);
+        Atomics.add(this.words, W_ERRORS, 1);
         return;
       }
     }
