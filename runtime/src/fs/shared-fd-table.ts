@@ -96,7 +96,12 @@ export class SharedFdTable implements FdTable {
   private readonly big: BigInt64Array;
   private readonly bytes: Uint8Array;
   private readonly pathBase: number;
-  private readonly cache: ({ gen: number; d: Descriptor } | undefined)[] = [];
+  /**
+   * This thread's descriptors by fd number, each valid while the entry's GEN equals
+   * `cachedGen[fd]` (two flat arrays: no object per open).
+   */
+  private readonly cached: (Descriptor | undefined)[] = new Array(MAX_FDS).fill(undefined);
+  private readonly cachedGen = new Int32Array(MAX_FDS);
   private kinds: EntryKinds | undefined;
 
   constructor(readonly buffer: SharedArrayBuffer) {
@@ -130,14 +135,14 @@ export class SharedFdTable implements FdTable {
     const base = this.at(i);
     for (;;) {
       const gen = Atomics.load(this.words, base + GEN);
-      const cached = this.cache[i];
-      if (cached && cached.gen === gen) return cached.d;
+      const cached = this.cached[i];
+      if (cached !== undefined && this.cachedGen[i] === gen) return cached;
       const kind = Atomics.load(this.words, base + KIND);
       if (kind === FREE) fail(ERRNO_BADF);
       const d = this.kinds!.materialize(this, i, kind);
       // Seqlock-style: if the entry changed while we read it, read it again.
       if (Atomics.load(this.words, base + GEN) !== gen) continue;
-      this.cache[i] = { gen, d };
+      this.remember(i, gen, d);
       return d;
     }
   }
@@ -183,7 +188,7 @@ export class SharedFdTable implements FdTable {
     w[base + KIND] = MEMFS;
     const gen = Atomics.add(w, base + GEN, 1) + 1;
     this.unlock();
-    this.cache[i] = { gen, d };
+    this.remember(i, gen, d);
     return i;
   }
 
@@ -198,10 +203,10 @@ export class SharedFdTable implements FdTable {
     this.words[base + KIND] = FREE;
     const gen = Atomics.add(this.words, base + GEN, 1);
     this.unlock();
-    const cached = this.cache[i];
-    this.cache[i] = undefined;
+    const cached = this.cachedGen[i] === gen ? this.cached[i] : undefined;
+    this.cached[i] = undefined;
     // This thread's descriptor of the entry just closed, if it has one (no second materialization).
-    this.kinds!.release(this, kind, handle, aux, cached?.gen === gen ? cached.d : undefined);
+    this.kinds!.release(this, kind, handle, aux, cached);
   }
 
   /** As wasmtime: both fds must be open; `to` is closed and `from` takes its number. */
@@ -221,7 +226,7 @@ export class SharedFdTable implements FdTable {
     Atomics.add(this.words, fb + GEN, 1);
     Atomics.add(this.words, tb + GEN, 1);
     this.unlock();
-    this.cache[f] = this.cache[t] = undefined;
+    this.cached[f] = this.cached[t] = undefined;
     this.kinds!.release(this, kind, handle, aux);
   }
 
@@ -252,7 +257,8 @@ export class SharedFdTable implements FdTable {
     this.words[base + KIND] = e.kind;
     const gen = Atomics.add(this.words, base + GEN, 1) + 1;
     this.unlock();
-    this.cache[i] = d ? { gen, d } : undefined;
+    if (d) this.remember(i, gen, d);
+    else this.cached[i] = undefined;
     return i;
   }
 
@@ -308,6 +314,11 @@ export class SharedFdTable implements FdTable {
       const kind = Atomics.load(this.words, b + KIND);
       if (kind !== FREE) yield { fd: i, kind, handle: this.words[b + HANDLE]!, aux: this.words[b + AUX]! };
     }
+  }
+
+  private remember(fd: number, gen: number, d: Descriptor): void {
+    this.cached[fd] = d;
+    this.cachedGen[fd] = gen;
   }
 
   /** The lowest free fd number, or MAX_FDS; under the table lock. */

@@ -49,6 +49,8 @@ export class GuestMemory {
   // instance that exports it has been created (the core builds imports before instantiating).
   private bytes = new Uint8Array(0);
   private data = new DataView(new ArrayBuffer(0));
+  /** What `iovecs` returns, reused (see there). */
+  private readonly iov: { ptrs: number[]; lens: number[]; total: number } = { ptrs: [], lens: [], total: 0 };
 
   constructor(private readonly memory: WebAssembly.Memory) {}
 
@@ -198,22 +200,27 @@ export class GuestMemory {
     for (let i = 0; i < count; i++) d.setUint32(start + 4 * i, src[from + i]!, true);
   }
 
-  /** Reads and validates `count` iovecs at `ptr` (and every buffer they name). */
+  /**
+   * Reads and validates `count` iovecs at `ptr` (and every buffer they name). The result is this
+   * memory's one reusable `IoVecs`: valid until the next `iovecs` call, so use it within the WASI
+   * call (no call re-enters another on the same instance) and never keep it.
+   */
   iovecs(ptr: number, count: number): IoVecs {
     const n = count >>> 0;
     const base = this.range(ptr, n * IOVEC_SIZE);
-    const ptrs: number[] = [];
-    const lens: number[] = [];
+    const v = this.iov;
+    if (v.ptrs.length !== n) v.ptrs.length = v.lens.length = n;
     let total = 0;
     for (let i = 0; i < n; i++) {
       const buf = this.getU32(base + i * IOVEC_SIZE);
       const len = this.getU32(base + i * IOVEC_SIZE + 4);
       this.range(buf, len);
-      ptrs.push(buf);
-      lens.push(len);
+      v.ptrs[i] = buf;
+      v.lens[i] = len;
       total += len;
     }
-    return { ptrs, lens, total };
+    v.total = total;
+    return v;
   }
 
   /** Copies all bytes named by `iovs` into one fresh buffer, in order. */
