@@ -213,6 +213,13 @@ describe('Chromium: OPFS mounts of the in-program filesystem', () => {
     assert.equal((await runOk('ns', ['read', '/data/d/b'])).stdout, 'moved');
   });
 
+  test('a directory rename reaches OPFS with its files (recreated file by file: no move() for directories)', async () => {
+    assert.equal((await runOk('dirmv', ['dirmove', '/data'])).stdout, 'synced\ndirmove done\n');
+    assert.deepEqual(await opfsList('dirmv'), ['q']);
+    assert.equal(await opfsText('dirmv', 'q/x'), 'in a moved directory');
+    assert.equal((await runOk('dirmv', ['read', '/data/q/x'])).stdout, 'in a moved directory');
+  });
+
   test('over the quota, fsync fails with ENOSPC (51) and the old file stays whole', async () => {
     await runOk('quota', ['write', '/data/q.bin', 'small']);
     const page = await context.newPage();

@@ -9,6 +9,7 @@
  *   ls DIR                 prints the sorted names, one a line
  *   ops DIR                mkdir DIR/d, create DIR/d/a, rename to DIR/d/b, mkdir DIR/e, rmdir
  *                          DIR/e, create+unlink DIR/gone, fsync DIR; prints "ops done"
+ *   dirmove DIR            mkdir DIR/p, write+fsync DIR/p/x, rename DIR/p to DIR/q, fsync DIR
  *   fill PATH BYTES        writes BYTES bytes and fsyncs; prints "fsync errno N" (0: ok)
  *   workload DIR ROUNDS [sync]  the reference fs workload (bench/fs/workload.c) on DIR; prints
  *                          "workload ns N" (time inside the program, CLOCK_MONOTONIC); with
@@ -87,6 +88,23 @@ static int ops(const char *dir) {
   return 0;
 }
 
+/* A directory with a file in it, renamed, then the parent fsynced. */
+static int dirmove(const char *dir) {
+  char a[256], b[256];
+  snprintf(a, sizeof a, "%s/p", dir);
+  if (mkdir(a, 0755) != 0) FAIL("mkdir %s", a);
+  snprintf(a, sizeof a, "%s/p/x", dir);
+  if (put(a, "in a moved directory", 1, 1)) return 1;
+  snprintf(a, sizeof a, "%s/p", dir);
+  snprintf(b, sizeof b, "%s/q", dir);
+  if (rename(a, b) != 0) FAIL("rename %s", a);
+  int fd = open(dir, O_RDONLY | O_DIRECTORY);
+  if (fd < 0 || fsync(fd) != 0) FAIL("fsync dir %s", dir);
+  close(fd);
+  printf("dirmove done\n");
+  return 0;
+}
+
 static int fill(const char *path, long bytes) {
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) FAIL("open %s", path);
@@ -138,6 +156,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "read")) return get(argv[2]);
   if (!strcmp(cmd, "ls")) return ls(argv[2]);
   if (!strcmp(cmd, "ops")) return ops(argv[2]);
+  if (!strcmp(cmd, "dirmove")) return dirmove(argv[2]);
   if (!strcmp(cmd, "fill") && argc == 4) return fill(argv[2], atol(argv[3]));
   if (!strcmp(cmd, "workload") && (argc == 4 || argc == 5))
     return workload(argv[2], atoi(argv[3]), argc == 5 && !strcmp(argv[4], "sync"));
