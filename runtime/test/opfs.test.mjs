@@ -213,6 +213,13 @@ describe('Chromium: OPFS mounts of the in-program filesystem', () => {
     assert.equal((await runOk('ns', ['read', '/data/d/b'])).stdout, 'moved');
   });
 
+  test('threads: files fsynced by 4 threads, an fd opened by main and closed by another thread', async () => {
+    assert.equal((await runOk('thr', ['threads', '/data'])).stdout, 'threads done\n');
+    assert.deepEqual(await opfsList('thr'), ['shared', 't0', 't1', 't2', 't3']);
+    for (let i = 0; i < 4; i++) assert.equal(await opfsText('thr', `t${i}`), `thread ${i} was here`);
+    assert.equal(await opfsText('thr', 'shared'), 'shared fd');
+  });
+
   test('a directory rename reaches OPFS with its files (recreated file by file: no move() for directories)', async () => {
     assert.equal((await runOk('dirmv', ['dirmove', '/data'])).stdout, 'synced\ndirmove done\n');
     assert.deepEqual(await opfsList('dirmv'), ['q']);

@@ -9,6 +9,8 @@
  *   ls DIR                 prints the sorted names, one a line
  *   ops DIR                mkdir DIR/d, create DIR/d/a, rename to DIR/d/b, mkdir DIR/e, rmdir
  *                          DIR/e, create+unlink DIR/gone, fsync DIR; prints "ops done"
+ *   threads DIR            4 threads write+fsync DIR/t0..t3; DIR/shared opened by main, written
+ *                          and closed by a thread, fsynced by main through a read-only fd
  *   dirmove DIR            mkdir DIR/p, write+fsync DIR/p/x, rename DIR/p to DIR/q, fsync DIR
  *   fill PATH BYTES        writes BYTES bytes and fsyncs; prints "fsync errno N" (0: ok)
  *   workload DIR ROUNDS [sync]  the reference fs workload (bench/fs/workload.c) on DIR; prints
@@ -17,6 +19,7 @@
  *                          inside the timing
  */
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -85,6 +88,48 @@ static int ops(const char *dir) {
   if (fd < 0 || fsync(fd) != 0) FAIL("fsync dir %s", dir);
   close(fd);
   printf("ops done\n");
+  return 0;
+}
+
+/* threads DIR: 4 threads each write+fsync DIR/t<i>; a fd main opened is written and closed by
+ * another thread, then fsynced by main through a second fd. */
+static const char *tdir;
+static int shared_fd;
+
+static void *tworker(void *arg) {
+  char path[256], text[64];
+  int i = (int)(long)arg;
+  snprintf(path, sizeof path, "%s/t%d", tdir, i);
+  snprintf(text, sizeof text, "thread %d was here", i);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text) || fsync(fd) != 0 || close(fd) != 0) return (void *)1;
+  return NULL;
+}
+
+static void *tcloser(void *arg) {
+  (void)arg;
+  if (write(shared_fd, "shared fd", 9) != 9 || close(shared_fd) != 0) return (void *)1;
+  return NULL;
+}
+
+static int threads(const char *dir) {
+  char path[256];
+  pthread_t t[5];
+  void *r;
+  tdir = dir;
+  snprintf(path, sizeof path, "%s/shared", dir);
+  shared_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (shared_fd < 0) FAIL("open %s", path);
+  for (long i = 0; i < 4; i++) pthread_create(&t[i], NULL, tworker, (void *)i);
+  pthread_create(&t[4], NULL, tcloser, NULL);
+  for (int i = 0; i < 5; i++) {
+    pthread_join(t[i], &r);
+    if (r) FAIL("thread %d", i);
+  }
+  int fd = open(path, O_RDONLY);
+  if (fd < 0 || fsync(fd) != 0) FAIL("fsync %s", path);
+  close(fd);
+  printf("threads done\n");
   return 0;
 }
 
@@ -157,6 +202,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "ls")) return ls(argv[2]);
   if (!strcmp(cmd, "ops")) return ops(argv[2]);
   if (!strcmp(cmd, "dirmove")) return dirmove(argv[2]);
+  if (!strcmp(cmd, "threads")) return threads(argv[2]);
   if (!strcmp(cmd, "fill") && argc == 4) return fill(argv[2], atol(argv[3]));
   if (!strcmp(cmd, "workload") && (argc == 4 || argc == 5))
     return workload(argv[2], atoi(argv[3]), argc == 5 && !strcmp(argv[4], "sync"));
