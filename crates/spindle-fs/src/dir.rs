@@ -100,8 +100,9 @@ impl DirData {
 
     /// Entries with a cookie greater than `cookie`, in cookie order.
     pub(crate) fn after(&self, cookie: u64) -> impl Iterator<Item = (u64, &[u8], &Arc<Inode>)> + '_ {
-        let start = cookie.max(FIRST_COOKIE - 1) + 1;
-        self.by_cookie.range(start..).map(move |(&c, name)| {
+        // Excluded, not `cookie + 1`: u64::MAX is a valid cookie (then nothing follows).
+        let after = core::ops::Bound::Excluded(cookie.max(FIRST_COOKIE - 1));
+        self.by_cookie.range((after, core::ops::Bound::Unbounded)).map(move |(&c, name)| {
             let e = &self.by_name[name];
             (c, &name[..], &e.inode)
         })
