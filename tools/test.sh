@@ -21,6 +21,9 @@ bash tests/alloc/build.sh
 step "build: in-program filesystem (libspindle-fs.a, libspindle.a) and its guest tests"
 bash tests/fs-guests/build.sh
 
+step "build: in-program filesystem with OPFS mounts (libspindle-fs-opfs.a) and its guest"
+bash tests/fs-guests/opfs_build.sh >/dev/null
+
 step "set-up: wasmtime 46 (portability tests of the in-program FS) and the benchmark baselines"
 bash bench/harness/setup.sh
 
