@@ -7,7 +7,8 @@
 //! pulls dlmalloc.o in). On native targets it compiles to the same functions under Rust names, so
 //! `cargo test --workspace` never replaces the host's malloc in a test binary.
 
-#![cfg_attr(target_arch = "wasm32", no_std)]
+// `rust-program`: a dependency of a Rust program, which brings std and its panic handler.
+#![cfg_attr(all(target_arch = "wasm32", not(feature = "rust-program")), no_std)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 use core::ffi::c_void;
@@ -236,7 +237,7 @@ pub extern "C" fn spindle_alloc_validate() -> i32 {
     }
 }
 
-#[cfg(all(target_arch = "wasm32", not(test)))]
+#[cfg(all(target_arch = "wasm32", not(test), not(feature = "rust-program")))]
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {
     core::arch::wasm32::unreachable()

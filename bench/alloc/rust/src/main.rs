@@ -9,6 +9,12 @@
 #[global_allocator]
 static A: spindle_alloc::SpindleAlloc = spindle_alloc::SpindleAlloc;
 
+// wasi-libc's malloc family from spindle-alloc (its C archive's exports): without it, wasi-libc
+// keeps dlmalloc for its own allocations (every thread's stack), and two allocators growing the
+// one linear memory break dlmalloc (see crates/spindle-alloc/README.md).
+#[cfg(all(feature = "spindle", target_arch = "wasm32"))]
+use spindle_alloc_c as _;
+
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static A: mimalloc::MiMalloc = mimalloc::MiMalloc;
