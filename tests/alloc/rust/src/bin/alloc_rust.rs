@@ -3,6 +3,8 @@
 //! cross-thread drops, 2,000 short threads (heap adoption), and the checker. Prints "rust ok".
 
 use spindle_alloc::SpindleAlloc;
+// Replaces wasi-libc's dlmalloc too (the recommended set-up; see crates/spindle-alloc/README.md).
+use spindle_alloc_c as _;
 use std::alloc::{alloc, alloc_zeroed, dealloc, realloc, Layout};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::mpsc;
