@@ -89,6 +89,7 @@ function parse(argv: string[]): Parsed | 'help' | 'version' {
 }
 
 function mountEntry(s: string): string {
+  if (/=opfs:/.test(s)) throw new UsageError(`--mount ${s}: OPFS exists only in browsers (run it there with mounts: ['${s}']); in Node use --mount GUEST=memory or --dir HOST::GUEST`);
   const m = /^(.+)=memory$/.exec(s);
   if (!m) throw new UsageError(`--mount takes GUEST=memory (got '${s}'); e.g. --mount /tmp=memory`);
   return m[1]!;

@@ -16,6 +16,7 @@ import { StdinPipe } from './stdin.js';
 import { reportFailure, runThread, ThreadFactory, ThreadStdio, type WorkerInit } from './thread.js';
 import { hasFsOptions, ProgramFs, type FsOptions } from './fs/program-fs.js';
 import type { HostFsDriver } from './fs/runtime-fs.js';
+import type { OpfsDriver } from './fs/opfs-owner.js';
 
 export type OutputOption = 'inherit' | ((chunk: Uint8Array) => void);
 
@@ -104,8 +105,10 @@ export class Program {
 
   private async run(): Promise<number> {
     // Before any thread exists: a bad option or a corrupt --preload tar ends here, nothing started.
+    const platform = this.platform as Platform & { hostFs?: HostFsDriver; opfs?: OpfsDriver };
+    const opfs = platform.opfs;
     const fs = hasFsOptions(this.options)
-      ? await ProgramFs.create(this.options, (this.platform as Platform & { hostFs?: HostFsDriver }).hostFs)
+      ? await ProgramFs.create(this.options, platform.hostFs, opfs && ((dir) => opfs.load(this.init.control, dir)))
       : null;
     this.init.fs = fs?.init ?? null;
     const pool = this.program.usesThreads ? checkCount('threads', this.options.threads ?? this.platform.cpuCount(), 0) : 0;

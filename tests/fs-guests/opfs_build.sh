@@ -5,6 +5,8 @@
 #   build/tests/opfs/opfs_guest.wasm                      tests/fs-guests/opfs_guest.c linked with it
 #   build/tests/opfs/opfs_guest_mem.wasm                  the same with libspindle-fs.a (memory
 #       mounts only: a program that asks for an opfs mount without the feature)
+#   build/tests/opfs/opfs_guest_rt.wasm                   the same WITHOUT the library (an unmodified
+#       program: on the runtime's shared FS, with run(wasm, { mounts: ['/data=opfs:DIR'] }))
 #   build/tests/opfs/opfs_workload.wasm                   bench/fs/workload.c with libspindle-fs-opfs.a
 # Usage: bash tests/fs-guests/opfs_build.sh
 set -euo pipefail
@@ -23,6 +25,7 @@ cp target/wasi-fs-opfs/$target/release/libspindle_wasi_fs_c.a "$prefix/lib/libsp
 flags=(-Wall -Werror -I"$prefix/include")
 tools/wasi-cc "${flags[@]}" "$here/opfs_guest.c" "$prefix/lib/libspindle-fs-opfs.a" -o "$out/opfs_guest.wasm"
 tools/wasi-cc "${flags[@]}" "$here/opfs_guest.c" "$prefix/lib/libspindle-fs.a" -o "$out/opfs_guest_mem.wasm"
+tools/wasi-cc "${flags[@]}" "$here/opfs_guest.c" -o "$out/opfs_guest_rt.wasm"
 echo "$out"
 # The reference fs workload (bench/fs/workload.c) with OPFS mounts, for bench/browser/opfs.mjs.
 tools/wasi-cc -Wall "$repo/bench/fs/workload.c" "$prefix/lib/libspindle-fs-opfs.a" -o "$out/opfs_workload.wasm"

@@ -33,6 +33,33 @@ pub unsafe extern "C" fn spindle_fs_mount(path: i32, len: i32, readonly: i32, ou
     })())
 }
 
+/// Mounts an OPFS directory at the guest path `[path, path+len)`: a memory mount filled from the
+/// tar stream `[tar, tar+tar_len)` (the directory's contents, which the host loaded through the
+/// OPFS I/O worker as `mount`, its id there) and mirrored to OPFS from now on (the hooks in
+/// spindle-wasi-fs's opfs.rs call the `spindle_opfs` imports). The preopen's fd goes to `*out_fd`.
+///
+/// # Safety
+/// The host lends the buffers for the call.
+#[cfg(feature = "opfs")]
+#[no_mangle]
+pub unsafe extern "C" fn spindle_fs_mount_opfs(
+    path: i32,
+    len: i32,
+    mount: i32,
+    tar: i32,
+    tar_len: i32,
+    out_fd: i32,
+) -> i32 {
+    ret((|| {
+        // SAFETY: lent by the host.
+        let (p, t) = unsafe { (bytes(path, len)?, bytes(tar, tar_len)?) };
+        check(out_fd, 4)?;
+        let fd = spindle_wasi_fs::opfs_mount_loaded(fs(), p, mount as u32, t)?;
+        // SAFETY: checked out-pointer.
+        unsafe { put_u32(out_fd, fd) }
+    })())
+}
+
 /// Imports the tar stream `[tar, tar+tar_len)` into the directory `path` relative to `dirfd`
 /// (created if missing); the number of entries goes to `*out_count`. The host validates the
 /// stream's structure first (memfs-tar.ts), so an error here is about the filesystem (EROFS,

@@ -16,10 +16,13 @@
 //! - `thread.rs`: per-instance set-up and tear-down (`spindle_fs_thread_init/_exit`), plus the
 //!   linker's `__stack_pointer`, `__wasm_init_tls`, `__tls_size`, `__tls_align` with which the
 //!   host gives each instance its own shadow stack and TLS block;
-//! - `host_api.rs`: mounts, tar import/export, and a malloc for buffers larger than scratch.
+//! - `host_api.rs`: mounts (memory, and OPFS with the `opfs` feature), tar import/export,
+//!   and a malloc for buffers larger than scratch.
 //!
-//! Imports: `env.memory` (shared), `spindle_fs.now` (wall clock, ns as f64) and
-//! `spindle_fs.warn` (a fatal message for stderr before a trap). Nothing else: no WASI.
+//! Imports: `env.memory` (shared), `spindle_fs.now` (wall clock, ns as f64),
+//! `spindle_fs.warn` (a fatal message for stderr before a trap) and, with the `opfs` feature
+//! (tools/build-fs-module.sh always has it), `spindle_opfs.*` (runtime/src/fs/opfs-imports.ts;
+//! called only for fds on OPFS mounts). No WASI.
 //!
 //! Memory layout: `[0, 16 KiB)` the linker's stack (unused: every instance gets its own), then
 //! static data (run once by the first instance's start function, `__wasm_init_memory`, which

@@ -69,6 +69,9 @@ mod wasmtime;
 #[cfg(target_arch = "wasm32")]
 pub use fd_calls::errno;
 pub use fds::FD_BASE;
+/// Module build with OPFS: a mount whose OPFS directory the host loaded (opfs.rs).
+#[cfg(all(target_arch = "wasm32", spindle_fs_module, feature = "opfs"))]
+pub use opfs::mount_loaded as opfs_mount_loaded;
 #[cfg(all(target_arch = "wasm32", not(spindle_fs_module)))]
 pub use preopens::{mount, spindle_fs_mount, spindle_fs_set_can_wait};
 pub use spindle_fs::set_can_wait;

@@ -45,7 +45,7 @@
 //! the tree saw them. Lock order: this lock, then spindle-fs's locks; spindle-fs never calls
 //! back. Waiting for the I/O worker (fsync) happens after the lock is released.
 
-// The module build has no start-up mounts yet (its host would mount OPFS); only the hooks are used.
+// The module build has no start-up mounts: its host loads the directory and calls `mount_loaded`.
 #![cfg_attr(spindle_fs_module, allow(dead_code))]
 
 use crate::opfs_host as host;
@@ -110,10 +110,17 @@ fn with<R>(f: impl FnOnce(&mut Table) -> R) -> R {
 /// mirrored back from now on. Returns the mount's preopen fd (spindle-fs's number).
 pub(crate) fn mount(fs: &Fs, guest_path: &[u8], opfs_dir: &[u8]) -> Result<Fd, Errno> {
     let (mount, tar) = host::load(opfs_dir)?;
+    mount_loaded(fs, guest_path, mount, &tar)
+}
+
+/// The second half of [`mount`], for a host that loaded the directory itself (the memory-FS
+/// module's host loads it asynchronously on the page, which may not block): `mount` is the I/O
+/// worker's id for it and `tar` its contents. Returns the mount's preopen fd.
+pub fn mount_loaded(fs: &Fs, guest_path: &[u8], mount: u32, tar: &[u8]) -> Result<Fd, Errno> {
     fs.mount_memory(guest_path, false)?;
     let root = fs.preopen(guest_path)?;
     if tar.iter().any(|&b| b != 0) {
-        fs.tar_import(root, b".", &tar)?;
+        fs.tar_import(root, b".", tar)?;
     }
     with(|t| {
         t.fds.insert(

@@ -22,6 +22,7 @@
  */
 import { ERRNO_NAMETOOLONG, ERRNO_NOMEM } from '../wasi/constants.js';
 import { check, fail } from '../wasi/errno.js';
+import { opfsAbsent, opfsImports, type OpfsInit } from './opfs-imports.js';
 
 /** What every instance needs: structured-cloneable. */
 export interface MemFsShared {
@@ -29,6 +30,8 @@ export interface MemFsShared {
   readonly memory: WebAssembly.Memory;
   /** The region pool: Int32 [lock, count, base0, base1, ...]. */
   readonly regions: SharedArrayBuffer;
+  /** The OPFS channel when the program has OPFS mounts (browser; fs/opfs-owner.ts). */
+  readonly opfs?: OpfsInit | null;
 }
 
 const PAGE = 65536;
@@ -51,6 +54,8 @@ interface Exports {
   spindle_fs_thread_init(canWait: number): void;
   spindle_fs_thread_exit(): void;
   spindle_fs_mount(path: number, len: number, readonly: number, out: number): number;
+  /** Only in a module built with the `opfs` feature (tools/build-fs-module.sh builds it so). */
+  spindle_fs_mount_opfs?(path: number, len: number, mount: number, tar: number, tarLen: number, out: number): number;
   spindle_fs_tar_import(dirfd: number, path: number, len: number, tar: number, tarLen: number, out: number): number;
   spindle_fs_tar_export(dirfd: number, path: number, len: number, out: number): number;
   spindle_fs_alloc(size: number): number;
@@ -125,6 +130,8 @@ function imports(shared: MemFsShared): WebAssembly.Imports {
         console.error(`spindle memory FS: ${new TextDecoder().decode(bytes)}`);
       },
     },
+    // OPFS mounts (opfs-imports.ts): the hooks of an fd on one call them on this thread.
+    spindle_opfs: shared.opfs ? opfsImports(shared.opfs, () => shared.memory) : opfsAbsent(),
   };
 }
 
@@ -259,6 +266,21 @@ export class ModuleThread {
     const n = this.putString(guestPath, DATA);
     check(this.x.spindle_fs_mount(this.at(DATA), n, readonly ? 1 : 0, this.at(OUT)));
     return this.u32[OUT / 4]!;
+  }
+
+  /**
+   * Mounts an OPFS directory at `guestPath` (a memory mount filled from `tar`, its contents,
+   * mirrored to the I/O worker's mount `mount` from now on); returns its preopen's module fd.
+   */
+  mountOpfs(guestPath: string, mount: number, tar: Uint8Array): number {
+    const f = this.x.spindle_fs_mount_opfs;
+    if (!f) throw new Error('spindle memory FS: the module has no OPFS mounts; rebuild it (bash tools/build-fs-module.sh)');
+    const n = this.putString(guestPath, DATA);
+    return this.withBlock(tar.length, (p, view) => {
+      view.set(tar);
+      check(f(this.at(DATA), n, mount, p, tar.length, this.at(OUT)));
+      return this.u32[OUT / 4]!;
+    });
   }
 
   /** Imports `tar` under `rel` (relative to module fd `dirfd`); the errno, 0 on success. */

@@ -31,6 +31,15 @@ export interface MemFsInit extends MemFsShared {
   readonly mounts: readonly { readonly path: string; readonly fd: number }[];
 }
 
+/**
+ * OPFS mounts (browser): memory mounts filled from an OPFS directory that the owner loaded
+ * (fs/opfs-owner.ts) and mirrored back to it through the I/O worker's channel.
+ */
+export interface OpfsMounts {
+  readonly channel: SharedArrayBuffer;
+  readonly mounts: readonly { readonly path: string; readonly mount: number; readonly tar: Uint8Array }[];
+}
+
 /** One thread's side of the memory FS. */
 export interface MemFsThread {
   /** The mount root at `guestPath` as a preopen Descriptor (prestatName() = guest path). */
@@ -54,7 +63,7 @@ export class MemFs {
    * Compiles the module, creates its shared memory and a memory mount at each guest path
    * (absolute, e.g. "/tmp"). `module`: the module's bytes, if not loaded from its usual place.
    */
-  static async create(options: { mounts: readonly string[]; module?: Uint8Array }): Promise<MemFs> {
+  static async create(options: { mounts: readonly string[]; module?: Uint8Array; opfs?: OpfsMounts }): Promise<MemFs> {
     const bytes = options.module ?? (await loadModuleBytes());
     const limits = readImports(bytes).memory;
     if (!limits?.shared || limits.maximum === undefined) {
@@ -68,7 +77,7 @@ export class MemFs {
     }
     const memory = new WebAssembly.Memory({ initial: limits.initial, maximum: limits.maximum, shared: true } as WebAssembly.MemoryDescriptor);
     const regions = new SharedArrayBuffer(4 * (2 + MAX_FREE_REGIONS));
-    const shared: MemFsShared = { module, memory, regions };
+    const shared: MemFsShared = { module, memory, regions, opfs: options.opfs ? { channel: options.opfs.channel } : null };
     const t = await instantiate(shared);
     const mounts = options.mounts.map((path) => {
       const guest = normalize(path);
@@ -79,7 +88,16 @@ export class MemFs {
         throw new SpindleError('BAD_OPTION', `memory mount '${path}': cannot mount there (mounted twice, or inside another mount?)`);
       }
     });
-    const init: MemFsInit = { module, memory, regions, mounts };
+    for (const o of options.opfs?.mounts ?? []) {
+      const guest = normalize(o.path);
+      if (guest === undefined) throw new SpindleError('BAD_OPTION', `OPFS mount '${o.path}': give an absolute guest path without '.' or '..' (e.g. /data)`);
+      try {
+        mounts.push({ path: guest, fd: t.mountOpfs(guest, o.mount, o.tar) });
+      } catch {
+        throw new SpindleError('BAD_OPTION', `OPFS mount '${o.path}': cannot mount there (mounted twice, or inside another mount?)`);
+      }
+    }
+    const init: MemFsInit = { ...shared, mounts };
     const view = new ThreadView(init, t);
     views.set(memory, view);
     return new MemFs(init, view);

@@ -1,11 +1,11 @@
 /**
- * Memory mounts (--mount GUEST=memory) on the memory-FS module (memfs.ts: spindle-fs built as its
+ * Memory mounts (--mount GUEST=memory, and OPFS mounts GUEST=opfs:DIR in browsers) on the memory-FS module (memfs.ts: spindle-fs built as its
  * own wasm module with its own shared memory), setup side: created on the thread that sets the
  * program up, before any program thread exists; each thread joins through `memFsThread(init)`
  * (runtime-fs.ts). Also the tar import (--preload) and export (--save) of a mount's subtree.
  */
 import { SpindleError } from '../errors.js';
-import { MemFs } from './memfs.js';
+import { MemFs, type OpfsMounts } from './memfs.js';
 import { MEMFS, type EntryInit } from './shared-fd-table.js';
 
 export interface MemoryMounts {
@@ -17,8 +17,9 @@ export interface MemoryMounts {
   exportTar(guestDir: string): Uint8Array;
 }
 
-export async function openMemoryMounts(guests: readonly string[]): Promise<MemoryMounts> {
-  const fs = await MemFs.create({ mounts: guests });
+/** `guests`: memory mounts; `opfs`: OPFS mounts (browser), also memory mounts for the module. */
+export async function openMemoryMounts(guests: readonly string[], opfs?: OpfsMounts): Promise<MemoryMounts> {
+  const fs = await MemFs.create({ mounts: guests, opfs });
   return {
     init: fs.init,
     preopenEntry: (guest, mount, preopen) => ({ kind: MEMFS, handle: fs.thread().preopen(guest).memFd, mount, preopen }),

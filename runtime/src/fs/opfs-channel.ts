@@ -4,8 +4,10 @@
  * response area (for loading a mount) and a table of deferred write-back errors.
  *
  * Producers are the program's threads (opfs-imports.ts), always on workers (they may block in
- * Atomics.wait); the one consumer is the I/O worker (opfs-io-worker.ts), which never blocks
- * (Atomics.waitAsync) because OPFS calls are promises.
+ * Atomics.wait), and the program's owner while it sets up OPFS mounts of the runtime's shared FS
+ * (opfs-owner.ts: before any program thread exists, never blocking); the one consumer is the
+ * I/O worker (opfs-io-worker.ts), which never blocks (Atomics.waitAsync) because OPFS calls are
+ * promises.
  *
  * Invariants:
  * - `HEAD <= TAIL` (as byte counts mod 2^32) and `TAIL - HEAD <= RING_BYTES`; the bytes between
@@ -164,6 +166,29 @@ export class Channel {
       const done = Atomics.load(this.words, W_DONE);
       if (done - seq >= 0) return;
       Atomics.wait(this.words, W_DONE, done, 1000);
+    }
+  }
+
+  // ---- the owner's side (program setup on the page: never blocks) ------------------------------
+
+  /** `lock` without blocking: the owner may be a page's main thread, where Atomics.wait throws. */
+  async lockAsync(): Promise<void> {
+    while (Atomics.compareExchange(this.words, W_LOCK, 0, 1) !== 0) {
+      const w = Atomics.waitAsync(this.words, W_LOCK, 1, 5);
+      if (w.async) await w.value;
+    }
+  }
+
+  /** `waitDone` without blocking. */
+  async waitDoneAsync(seq: number): Promise<void> {
+    Atomics.add(this.words, W_URGENT, 1);
+    Atomics.notify(this.words, W_URGENT);
+    Atomics.notify(this.words, W_TAIL);
+    for (;;) {
+      const done = Atomics.load(this.words, W_DONE);
+      if (done - seq >= 0) return;
+      const w = Atomics.waitAsync(this.words, W_DONE, done, 1000);
+      if (w.async) await w.value;
     }
   }
 

@@ -1,5 +1,6 @@
 /**
- * The `spindle_opfs` imports of a program thread (a program linked with libspindle-fs-opfs.a,
+ * The `spindle_opfs` imports of a program thread (a program linked with libspindle-fs-opfs.a, or
+ * the runtime's memory-FS module, whose `memory()` is then the module's own memory;
  * crates/spindle-wasi-fs/src/opfs_host.rs has the contract): they copy the program's bytes into
  * the request channel (opfs-channel.ts) and, for fsync and loading, wait in Atomics.wait for the
  * I/O worker. They run on the calling thread, which in a browser is always a worker.
@@ -19,6 +20,18 @@ export function isOpfsImport(module: string, name: string): boolean {
   return module === 'spindle_opfs' && NAMES.has(name);
 }
 const NAMES = new Set(['load', 'load_copy', 'write_back', 'namespace', 'wait', 'take_error']);
+
+/**
+ * The same imports for a memory-FS module instance of a program without OPFS mounts (Node, or a
+ * page that mounted none): the module imports them, but calls them only for an fd on an OPFS
+ * mount, and program setup refuses such a mount without a channel (program-fs.ts). So they are
+ * never reached; if they were, the call fails with ENOTSUP rather than losing data silently.
+ */
+export function opfsAbsent(): Record<string, (...args: number[]) => number> {
+  const notsup = (): number => ERRNO.NOTSUP;
+  const negative = (): number => -ERRNO.NOTSUP;
+  return { load: notsup, load_copy: notsup, write_back: negative, namespace: negative, wait: notsup, take_error: notsup };
+}
 
 export function opfsImports(init: OpfsInit, memory: () => WebAssembly.Memory): Record<string, (...args: number[]) => number> {
   const ch = new Channel(init.channel);

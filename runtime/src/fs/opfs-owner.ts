@@ -1,31 +1,41 @@
 /**
- * The owner's side of OPFS mounts (browser only): for a program whose module imports
- * `spindle_opfs` (linked with libspindle-fs-opfs.a), one request channel and one I/O worker
- * (opfs-io-worker.ts) per program, created with its first worker; every WorkerInit of the
- * program then carries the channel (`opfs`). When the program ends, the I/O worker is told to
- * finish what is queued and close: queued write-backs still reach OPFS after `run()` resolves,
- * as long as the page stays open.
+ * The owner's side of OPFS mounts (browser only): one request channel and one I/O worker
+ * (opfs-io-worker.ts) per program, created on first need, by either route:
+ * - the in-program FS: a program whose module imports `spindle_opfs` (linked with
+ *   libspindle-fs-opfs.a) gets the channel in every WorkerInit (`opfs`, from `withOpfs`);
+ * - the runtime's shared FS: `opfsDriver.load` (program setup, `mounts: ['/data=opfs:DIR']`)
+ *   loads the OPFS directory through the I/O worker without blocking the owner, and the channel
+ *   then travels in the memory FS's init (memfs-thread.ts gives every module instance the
+ *   `spindle_opfs` imports over it).
+ * When the program ends, the I/O worker is told to finish what is queued and close: queued
+ * write-backs still reach OPFS after `run()` resolves, as long as the page stays open.
  *
- * Thread rules: owner only (the page, or the user's worker that runs the program).
+ * Thread rules: owner only (the page, or the user's worker that runs the program); nothing here
+ * blocks (Atomics.waitAsync), so it may run on a page's main thread.
  */
 import type { WorkerInit } from '../thread.js';
-import { createChannel } from './opfs-channel.js';
+import { Channel, createChannel, OP, RESP_BYTES } from './opfs-channel.js';
 
 const programs = new WeakMap<SharedArrayBuffer, { channel: SharedArrayBuffer; worker: Worker }>();
 
-/** `init` with the program's OPFS channel if its module needs one (starts the I/O worker once). */
-export function withOpfs(init: WorkerInit): WorkerInit {
-  if (init.opfs || !WebAssembly.Module.imports(init.module).some((i) => i.module === 'spindle_opfs')) return init;
-  let io = programs.get(init.control);
+/** The program's channel, starting its I/O worker the first time. */
+function ioFor(control: SharedArrayBuffer): { channel: SharedArrayBuffer; worker: Worker } {
+  let io = programs.get(control);
   if (!io) {
     const channel = createChannel();
     // Written out in full so that bundlers recognise the worker and emit it.
     const worker = new Worker(new URL('./opfs-io-worker.js', import.meta.url), { type: 'module', name: 'spindle OPFS I/O' });
     worker.postMessage({ channel });
     io = { channel, worker };
-    programs.set(init.control, io);
+    programs.set(control, io);
   }
-  return { ...init, opfs: { channel: io.channel } };
+  return io;
+}
+
+/** `init` with the program's OPFS channel if its module needs one (starts the I/O worker once). */
+export function withOpfs(init: WorkerInit): WorkerInit {
+  if (init.opfs || !WebAssembly.Module.imports(init.module).some((i) => i.module === 'spindle_opfs')) return init;
+  return { ...init, opfs: { channel: ioFor(init.control).channel } };
 }
 
 /** The program ended: its I/O worker drains the queue and closes. */
@@ -33,3 +43,48 @@ export function endOpfs(control: SharedArrayBuffer): void {
   programs.get(control)?.worker.postMessage({ end: true });
   programs.delete(control);
 }
+
+/** An OPFS directory as loaded for a mount of the runtime's shared FS. */
+export interface LoadedOpfsDir {
+  /** The program's channel (for the memory FS's `spindle_opfs` imports). */
+  channel: SharedArrayBuffer;
+  /** The I/O worker's id for the mount. */
+  mount: number;
+  /** The directory's contents as a tar stream (empty: nothing in it). */
+  tar: Uint8Array;
+}
+
+/** What program setup needs for OPFS mounts of the runtime's shared FS (a platform's `opfs`). */
+export interface OpfsDriver {
+  /**
+   * Opens (creates) OPFS directory `dir` ('' = the root, 'a/b' = a subdirectory) for the program
+   * with control block `control` and reads it; starts the I/O worker if needed. Rejects with
+   * the WASI errno (`errno`) when OPFS refuses.
+   */
+  load(control: SharedArrayBuffer, dir: string): Promise<LoadedOpfsDir>;
+}
+
+/** The browser's driver (platform/browser.ts). */
+export const opfsDriver: OpfsDriver = {
+  async load(control, dir) {
+    const { channel } = ioFor(control);
+    const ch = new Channel(channel);
+    const empty = new Uint8Array(0);
+    await ch.lockAsync();
+    try {
+      await ch.waitDoneAsync(ch.put(OP.LOAD, 0, new TextEncoder().encode(dir), empty, empty));
+      const r = ch.response();
+      if (r.status !== 0) throw Object.assign(new Error(`OPFS refused directory '${dir}' (WASI errno ${r.status})`), { errno: r.status });
+      const tar = new Uint8Array(r.length);
+      for (let off = 0; off < tar.length; off += RESP_BYTES) {
+        await ch.waitDoneAsync(ch.put(OP.LOAD_CHUNK, r.mount, empty, empty, empty, off));
+        const c = ch.response();
+        if (c.status !== 0) throw Object.assign(new Error(`reading OPFS directory '${dir}' failed (WASI errno ${c.status})`), { errno: c.status });
+        tar.set(ch.responseBytes(c.length), off);
+      }
+      return { channel, mount: r.mount, tar };
+    } finally {
+      ch.unlock();
+    }
+  },
+};

@@ -13,6 +13,11 @@ import { SpindleError } from '../errors.js';
 import { hostDirEntryFor, type HostFsDriver, type FsInit, type MountSpec } from './runtime-fs.js';
 import { HOST_FILE, SharedFdTable } from './shared-fd-table.js';
 import { openMemoryMounts, type MemoryMounts } from './memory-mounts.js';
+import type { OpfsMounts } from './memfs.js';
+import type { LoadedOpfsDir } from './opfs-owner.js';
+
+/** Loads an OPFS directory for this program (browser: platform `opfs`, fs/opfs-owner.ts). */
+export type OpfsLoad = (dir: string) => Promise<LoadedOpfsDir>;
 
 /** A host directory for the program (`--dir HOST[::GUEST]`, `--dir-ro`). */
 export interface HostDirOption {
@@ -32,7 +37,11 @@ export interface SaveOption { from: string; to: string }
 export interface FsOptions {
   /** Host directories, as objects or wasmtime's "HOST[::GUEST]" strings. */
   dirs?: readonly (string | HostDirOption)[];
-  /** Guest paths of memory directories (shared by all threads, gone at exit unless saved). */
+  /**
+   * Guest paths of memory directories (shared by all threads, gone at exit unless saved); in a
+   * browser also 'GUEST=opfs:DIR', an OPFS mount (DIR in OPFS, '' = its root; persisted on fsync,
+   * written back on close).
+   */
   mounts?: readonly string[];
   preload?: readonly (string | PreloadOption)[];
   save?: readonly (string | SaveOption)[];
@@ -68,7 +77,7 @@ export class ProgramFs {
   ) {}
 
   /** Sets the filesystem up; throws SpindleError (BAD_OPTION) on a bad option or a corrupt tar. */
-  static async create(options: FsOptions, hostFs: HostFsDriver | undefined): Promise<ProgramFs> {
+  static async create(options: FsOptions, hostFs: HostFsDriver | undefined, opfsLoad?: OpfsLoad): Promise<ProgramFs> {
     const dirs = (options.dirs ?? []).map((d) => (typeof d === 'string' ? parseDir(d) : d));
     if (dirs.length > 0 && !hostFs) throw new SpindleError('BAD_OPTION', 'host directories (dirs, --dir) need Node.js; in a browser use memory mounts');
     const mounts: MountSpec[] = [];
@@ -77,16 +86,24 @@ export class ProgramFs {
       if (typeof root !== 'string') throw new SpindleError('BAD_OPTION', `--dir ${d.host}: ${root.error}`);
       mounts.push({ guest: d.guest ?? d.host, host: root, readOnly: d.readOnly ?? false });
     }
-    for (const m of options.mounts ?? []) mounts.push({ guest: checkGuest('--mount', m), host: null, readOnly: false });
+    const opfsDirs: { guest: string; dir: string }[] = [];
+    for (const m of options.mounts ?? []) {
+      const i = m.indexOf('=opfs:');
+      const guest = checkGuest('--mount', i < 0 ? m : m.slice(0, i));
+      if (i >= 0) opfsDirs.push({ guest, dir: checkOpfsDir(m, m.slice(i + 6), opfsLoad) });
+      mounts.push({ guest, host: null, readOnly: false });
+    }
     const preload = (options.preload ?? []).map((p) => parsePair('--preload', p));
     const saves = (options.save ?? []).map((p) => parsePair('--save', p));
     const memGuests = mounts.filter((m) => m.host === null).map((m) => m.guest);
+    const opfsGuests = new Set(opfsDirs.map((o) => o.guest));
     for (const p of preload) requireMemoryMount('--preload', p.to, memGuests);
     for (const s of saves) requireMemoryMount('--save', s.from, memGuests);
     if (preload.length && !hostFs) throw new SpindleError('BAD_OPTION', '--preload reads host files: it needs Node.js');
     if (saves.length && !hostFs) throw new SpindleError('BAD_OPTION', '--save writes host files: it needs Node.js');
 
-    const memory = memGuests.length ? await openMemoryMounts(memGuests) : null;
+    const opfs = opfsDirs.length ? await loadOpfs(opfsDirs, opfsLoad!) : undefined;
+    const memory = memGuests.length ? await openMemoryMounts(memGuests.filter((g) => !opfsGuests.has(g)), opfs) : null;
     for (const p of preload) memory!.importTar(p.to, readPreload(hostFs!, p.from), `--preload ${p.from}`);
 
     const table = SharedFdTable.create();
@@ -131,6 +148,31 @@ function readPreload(hostFs: HostFsDriver, from: string): Uint8Array {
     const code = (e as NodeJS.ErrnoException).code;
     throw new SpindleError('BAD_OPTION', `--preload ${from}: ${code === 'ENOENT' ? 'no such file or directory' : `cannot read it (${code ?? String(e)})`}`);
   }
+}
+
+/** The OPFS directory of mount entry `entry` ('a/b', '' = the root), or why it cannot be. */
+function checkOpfsDir(entry: string, dir: string, opfsLoad: OpfsLoad | undefined): string {
+  if (!opfsLoad) throw new SpindleError('BAD_OPTION', `mount '${entry}': OPFS exists only in browsers; in Node use a memory mount (with preload/save) or a host directory (dirs)`);
+  const parts = dir.split('/').filter((c) => c !== '');
+  if (parts.some((c) => c === '.' || c === '..')) throw new SpindleError('BAD_OPTION', `mount '${entry}': give the OPFS directory without '.' or '..' (e.g. /data=opfs:app/files)`);
+  return parts.join('/');
+}
+
+/** Loads every OPFS directory (in order, through the program's I/O worker). */
+async function loadOpfs(dirs: readonly { guest: string; dir: string }[], load: OpfsLoad): Promise<OpfsMounts> {
+  let channel: SharedArrayBuffer | undefined;
+  const mounts = [];
+  for (const d of dirs) {
+    let l: LoadedOpfsDir;
+    try {
+      l = await load(d.dir);
+    } catch (e) {
+      throw new SpindleError('BAD_OPTION', `OPFS mount ${d.guest}=opfs:${d.dir}: ${(e as Error).message} (see the console)`);
+    }
+    channel = l.channel;
+    mounts.push({ path: d.guest, mount: l.mount, tar: l.tar });
+  }
+  return { channel: channel!, mounts };
 }
 
 function checkGuest(flag: string, guest: string): string {

@@ -25,7 +25,7 @@
  */
 import type { Platform, WorkerHandle } from './types.js';
 import type { WorkerInit } from '../thread.js';
-import { endOpfs, withOpfs } from '../fs/opfs-owner.js';
+import { endOpfs, opfsDriver, withOpfs, type OpfsDriver } from '../fs/opfs-owner.js';
 
 const ERRNO_BADF = 8;
 const ERRNO_NOTSUP = 58;
@@ -103,7 +103,7 @@ function askOwner(init: WorkerInit): WorkerHandle {
 }
 
 /** For the thread that runs the program (browser.ts): the page, or a worker of the user's. */
-export const browserPlatform: Platform = {
+export const browserPlatform: Platform & { opfs: OpfsDriver } = {
   cpuCount: () => Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1),
   startWorker,
   isatty: () => false,
@@ -112,6 +112,8 @@ export const browserPlatform: Platform = {
   // No host stdin in a page: a program that reads the default stdin sees end of input.
   readStdin: (_onChunk, onEnd) => { onEnd(); return () => {}; },
   preferOptimizingCompiler: () => {},
+  // OPFS mounts of the runtime's shared FS (`mounts: ['/data=opfs:DIR']`).
+  opfs: opfsDriver,
 };
 
 /** For the runtime's own pool workers (worker.ts). */
