@@ -16,6 +16,8 @@
  *              (instantiating for the next thread)
  *   OUT_SEQ    bumped when a thread needs the main thread (output written, stdin wanted);
  *              the main thread waits on it
+ *   MONO_FLOOR two words (8-byte aligned), a BigInt64: the highest MONOTONIC clock reading handed
+ *              out so far, in browsers (wasi/clock.ts): keeps the clock monotonic across workers
  *   IDLE_STACK MAX_SLOTS words: slots whose worker is waiting (or still booting) for work
  *   SLOT k     SLOT_WORDS words each: CMD, TID, ARG
  *
@@ -34,6 +36,7 @@ export const IDLE_LOCK = 5;
 export const IDLE_COUNT = 6;
 export const OUT_SEQ = 7;
 export const PREPARING = 8;
+export const MONO_FLOOR = 10;
 const HEADER_WORDS = 16;
 const SLOT_WORDS = 4;
 
@@ -61,6 +64,11 @@ export class Control {
     c.words[NEXT_TID] = 1;
     c.words[MAX_SLOTS] = maxSlots;
     return c;
+  }
+
+  /** The MONO_FLOOR words as a BigInt64Array of length 1. */
+  monotonicFloor(): BigInt64Array {
+    return new BigInt64Array(this.buffer, MONO_FLOOR * 4, 1);
   }
 
   private idle(i: number): number { return HEADER_WORDS + i; }

@@ -14,6 +14,7 @@ import { OutputRings, type StreamRoute } from './output.js';
 import type { Platform } from './platform/types.js';
 import type { WasiHost } from './wasi/host.js';
 import { wasiPreview1 } from './wasi/preview1.js';
+import { shareMonotonicFloor } from './wasi/clock.js';
 import { StdinPipe } from './stdin.js';
 import { threadFdTable, type FsInit, type HostFsDriver } from './fs/runtime-fs.js';
 import { opfsImports, type OpfsInit } from './fs/opfs-imports.js';
@@ -117,6 +118,7 @@ export class ThreadFactory {
 
   constructor(private readonly init: WorkerInit, platform: Platform, stdio: ThreadStdio) {
     const ctl = new Control(init.control);
+    shareMonotonicFloor(ctl.monotonicFloor());
     // A module that defines its own memory exports it only once instantiated: until then the
     // host holds a stand-in whose `buffer` forwards to the export.
     const imported = init.memory ?? (init.privateMemory ? new WebAssembly.Memory(init.privateMemory) : null);

@@ -126,6 +126,10 @@ describe('Chromium: guest programs through run.html', () => {
       + 'joined thread 2: 16\ndetached threads finished: 2\nmain thread is pthread_self: 1\n' });
   });
 
+  test('clock_threads: MONOTONIC never goes backwards from one worker to another (the shared floor)', async () => {
+    expectRun(await runPage('wasm=/c/clock_threads.wasm'), { code: 0, stdout: 'cross-thread monotonic: true\n' });
+  });
+
   test('exit_in_thread: exit(7) from a thread while main is in pthread_join', async () => {
     expectRun(await runPage('wasm=/c/exit_in_thread.wasm'), { code: 7, stdout: 'main joining\nthread calling exit(7)\n' });
   });

@@ -164,6 +164,10 @@ describe('C guests: WASI', () => {
       + 'process cputime: ok (errno 0)\nthread cputime: ok (errno 0)\n' });
   });
 
+  test('clock_threads: MONOTONIC never goes backwards from one thread to another', async () => {
+    expectRun(await runGuest(c('clock_threads')), { code: 0, stdout: 'cross-thread monotonic: true\n' });
+  });
+
   test('stdin_read: a string as stdin', async () => {
     const r = await runGuest(c('stdin_read'), { stdin: 'hello\nworld\n' });
     expectRun(r, { code: 0, stdout: 'bytes 12 lines 2 fnv 3d3d5389\nfirst line: hello\n' });

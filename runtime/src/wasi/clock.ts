@@ -6,7 +6,11 @@
  *   is whole milliseconds). Not required to be monotonic.
  * - MONOTONIC: in Node `process.hrtime.bigint()` (CLOCK_MONOTONIC, nanoseconds, the same clock in
  *   every worker). `performance.now()` alone is NOT usable: each worker has its own time origin. In
- *   browsers, `performance.timeOrigin + performance.now()`, the only cross-worker-consistent source.
+ *   browsers, `performance.timeOrigin + performance.now()`, the only cross-worker-consistent source;
+ *   it is consistent only to a few microseconds (Chromium: two workers disagreed by ~5 us), so a
+ *   reading on one thread could precede an earlier reading on another. With a shared floor
+ *   (`shareMonotonicFloor`, the control block's MONO_FLOOR) every reading is raised to the highest
+ *   one handed out so far, as CLOCK_MONOTONIC is monotonic across CPUs on Linux.
  * - PROCESS_CPUTIME_ID: Node `process.cpuUsage()` (user + system of the whole process). Browsers
  *   have no CPU clock: monotonic time since this module loaded stands in (an upper bound).
  * - THREAD_CPUTIME_ID: on Linux Node, the first field of /proc/thread-self/schedstat (ns on CPU of
@@ -15,7 +19,8 @@
  * wasmtime answers EBADF for both CPU clocks; we implement them because wasi-libc's clock() and
  * CLOCK_*_CPUTIME_ID users then work. An unknown clock id is EINVAL (as wasmtime's enum check).
  *
- * Thread rules: no shared state; each worker has its own copy of this module's caches.
+ * Thread rules: the only shared state is the browser's monotonic floor (one BigInt64 updated with
+ * compareExchange); each worker has its own copy of this module's caches.
  */
 import {
   CLOCKID_MONOTONIC,
@@ -63,10 +68,32 @@ export function realtimeNow(): bigint {
   return msToNs(performance.timeOrigin + performance.now());
 }
 
+/** Browsers: the highest MONOTONIC reading of any thread of the program (see the module note). */
+let monotonicFloor: BigInt64Array | undefined;
+
+/** Shares `floor` (one BigInt64 in a SharedArrayBuffer seen by every thread) as the monotonic floor. */
+export function shareMonotonicFloor(floor: BigInt64Array): void {
+  if (!nodeProcess) monotonicFloor = floor;
+}
+
+/** Wall-clock based monotonic time, never below what another thread has already read. */
+function browserMonotonicNow(): bigint {
+  const t = realtimeNow();
+  const floor = monotonicFloor;
+  if (!floor) return t;
+  let seen = Atomics.load(floor, 0);
+  while (t > seen) {
+    const was = Atomics.compareExchange(floor, 0, seen, t);
+    if (was === seen) return t;
+    seen = was;
+  }
+  return seen;
+}
+
 /** Monotonic time in ns, the same clock on every thread of the process. */
 export const monotonicNow: () => bigint = nodeProcess
   ? () => nodeProcess.hrtime.bigint()
-  : realtimeNow;
+  : browserMonotonicNow;
 
 const loadedAt = monotonicNow();
 
