@@ -122,6 +122,13 @@ describe('bench harness: result parsing and verification', () => {
     assert.throws(() => mallocCheck('ring', 2, 500000)({ stdout: 'oops\n' }), /no line starting with 'RESULT '/);
   });
 
+  test('a malloc run whose checksum differs from the native run fails the configuration', () => {
+    const line = (sum) => `RESULT workload=ring threads=2 ops=500000 ms=25.2 mem_kb=1152 checksum=${sum}\n`;
+    assert.deepEqual(mallocCheck('ring', 2, 500000, '0000abcd', 'native')({ stdout: line('0000abcd') }), { ms: 25.2, mem_kb: 1152 });
+    assert.throws(() => mallocCheck('ring', 2, 500000, '0000abcd', 'native')({ stdout: line('0000abce') }), /checksum mismatch/);
+    assert.throws(() => mallocCheck('ring', 2, 500000, '0000abcd', 'native')({ stdout: 'RESULT workload=ring threads=2 ops=500000 ms=1 mem_kb=1\n' }), /checksum/);
+  });
+
   test('thread counts come from the variant; statuses tell failed from unavailable', () => {
     assert.equal(threadsOf({ variant: 'T=4' }), 4);
     assert.equal(threadsOf({ variant: 'ring T=2' }), 2);
