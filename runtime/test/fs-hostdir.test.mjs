@@ -8,30 +8,16 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { assertOneLineError, repoRoot, runCli, runCliAsync, runGuest } from './helpers.mjs';
+import { assertOneLineError, expectGuestOk, fsGuest, fsGuestsBuild, repoRoot, wasmtimeBin, withTempDir, runCli, runCliAsync, runGuest } from './helpers.mjs';
 
-const built = join(repoRoot, 'build', 'tests', 'fs');
-const wasmtime = join(repoRoot, 'build', 'bench', 'bin', 'wasmtime');
+const built = fsGuestsBuild;
+const wasmtime = wasmtimeBin;
 
-function wasm(name) {
-  const p = join(built, `${name}.wasm`);
-  assert.ok(existsSync(p), `${p} is missing: run 'bash tests/fs-guests/build.sh' from the repository root`);
-  return p;
-}
+const wasm = fsGuest;
 
-/** A fresh host directory for one test (removed afterwards). */
-async function withDir(f) {
-  const dir = mkdtempSync(join(tmpdir(), 'spindle-hostdir-'));
-  try {
-    return await f(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+const withDir = (f) => withTempDir('spindle-hostdir-', f);
 
-function expectOk(r, name) {
-  assert.deepEqual({ status: r.status, stdout: r.stdout, stderr: r.stderr }, { status: 0, stdout: `${name} ok\n`, stderr: '' });
-}
+const expectOk = expectGuestOk;
 
 describe('(iv) unmodified fs guests on a host directory (--dir HOST::/tmp)', () => {
   for (const name of ['stdio', 'posix', 'dirs', 'links', 'badinput', 'append_threads', 'threads_share', 'dir_threads']) {

@@ -13,23 +13,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { checkCommand, checkFsImports, FS_CALLS } from '../dist/check.js';
-import { cliPath, repoRoot, runtimeDir } from './helpers.mjs';
+import { cliPath, expectGuestOk, fsGuest, fsGuestsBuild, repoRoot, runtimeDir } from './helpers.mjs';
 
-const built = join(repoRoot, 'build', 'tests', 'fs');
+const built = fsGuestsBuild;
 const src = join(repoRoot, 'tests', 'fs-guests', 'c');
 const nodeWasiRunner = join(runtimeDir, 'test', 'fs-node-wasi-runner.mjs');
 const TIMEOUT = 120_000;
 
-function wasm(name) {
-  const p = join(built, `${name}.wasm`);
-  assert.ok(existsSync(p), `${p} is missing: run 'bash tests/fs-guests/build.sh' from the repository root`);
-  return p;
-}
+const wasm = fsGuest;
 
-function expectOk(r, name) {
-  assert.equal(r.error, undefined, `${name}: ${r.error}`);
-  assert.deepEqual({ status: r.status, stdout: r.stdout, stderr: r.stderr }, { status: 0, stdout: `${name} ok\n`, stderr: '' });
-}
+const expectOk = expectGuestOk;
 
 /** (i): the spindle CLI (`dirs`: host directories, `--dir HOST::GUEST`). */
 function onSpindle(name, { env = [], args = [], program = name, dirs = [] } = {}) {

@@ -10,29 +10,16 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { SharedFdTable, HOST_DIR, STDIN, STDOUT, FREE, KIND } from '../dist/fs/shared-fd-table.js';
-import { assertOneLineError, repoRoot, runCliAsync, runGuest } from './helpers.mjs';
+import { assertOneLineError, expectGuestOk, fsGuest, fsGuestsBuild, repoRoot, wasmtimeBin, withTempDir, runCliAsync, runGuest } from './helpers.mjs';
 
-const built = join(repoRoot, 'build', 'tests', 'fs');
-const wasmtime = join(repoRoot, 'build', 'bench', 'bin', 'wasmtime');
+const built = fsGuestsBuild;
+const wasmtime = wasmtimeBin;
 
-function wasm(name) {
-  const p = join(built, `${name}.wasm`);
-  assert.ok(existsSync(p), `${p} is missing: run 'bash tests/fs-guests/build.sh' from the repository root`);
-  return p;
-}
+const wasm = fsGuest;
 
-async function withDir(f) {
-  const dir = mkdtempSync(join(tmpdir(), 'spindle-fs-shared-'));
-  try {
-    return await f(dir);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
+const withDir = (f) => withTempDir('spindle-fs-shared-', f);
 
-function expectOk(r, name) {
-  assert.deepEqual({ status: r.status, stdout: r.stdout, stderr: r.stderr }, { status: 0, stdout: `${name} ok\n`, stderr: '' });
-}
+const expectOk = expectGuestOk;
 
 describe('(iii) unmodified fs guests on a memory mount (--mount /tmp=memory)', () => {
   for (const name of ['stdio', 'posix', 'dirs', 'links', 'badinput', 'append_threads', 'threads_share', 'dir_threads']) {

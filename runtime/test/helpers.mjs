@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync, spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from '../dist/index.js';
@@ -17,6 +18,32 @@ export const repoRoot = join(runtimeDir, '..');
 export const guestsBuild = join(repoRoot, 'build', 'guests');
 export const guestsSrc = join(repoRoot, 'tests', 'guests');
 export const cliPath = join(runtimeDir, 'dist', 'cli.js');
+/** The fs guest programs (tests/fs-guests/build.sh) and wasmtime 46 (bench/harness/setup.sh). */
+export const fsGuestsBuild = join(repoRoot, 'build', 'tests', 'fs');
+export const wasmtimeBin = join(repoRoot, 'build', 'bench', 'bin', 'wasmtime');
+
+/** Path of fs guest `name`; fails with the build command when it is missing. */
+export function fsGuest(name) {
+  const p = join(fsGuestsBuild, `${name}.wasm`);
+  assert.ok(existsSync(p), `${p} is missing: run 'bash tests/fs-guests/build.sh' from the repository root`);
+  return p;
+}
+
+/** Calls `f` with a fresh temporary directory named `prefix`..., removed afterwards. */
+export async function withTempDir(prefix, f) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  try {
+    return await f(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** An fs guest's success: exit 0, stdout exactly "<name> ok", nothing on stderr. */
+export function expectGuestOk(r, name) {
+  assert.equal(r.error, undefined, `${name}: ${r.error}`);
+  assert.deepEqual({ status: r.status, stdout: r.stdout, stderr: r.stderr }, { status: 0, stdout: `${name} ok\n`, stderr: '' });
+}
 
 /**
  * Bound for any single guest run: a hang fails the test instead of hanging CI. Generous: on a
