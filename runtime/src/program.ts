@@ -109,6 +109,7 @@ export class Program {
     const opfs = platform.opfs;
     const fs = hasFsOptions(this.options)
       ? await ProgramFs.create(this.options, platform.hostFs, opfs && ((dir) => opfs.load(this.init.control, dir)))
+        .catch((e: unknown) => { opfs?.end(this.init.control); throw e; }) // an OPFS I/O worker it started
       : null;
     this.init.fs = fs?.init ?? null;
     const pool = this.program.usesThreads ? checkCount('threads', this.options.threads ?? this.platform.cpuCount(), 0) : 0;

@@ -6,7 +6,8 @@
 //! while fsync gives durability.
 //! - **Load** (mount time, [`mount`]): the I/O worker (runtime/src/fs/opfs-io-worker.ts) reads the
 //!   OPFS directory and hands it over as a tar stream, imported into the fresh memory mount; so
-//!   files that other tabs or page code created before the mount are visible.
+//!   files that other tabs or page code created before the mount are visible. (The memory-FS
+//!   module's host loads the directory itself, without blocking, and calls [`mount_loaded`].)
 //! - **Write-back**: a whole-file snapshot (its bytes at that moment) is queued to the I/O worker,
 //!   which owns every FileSystemSyncAccessHandle. `fd_close` of an fd that could have changed
 //!   the file (opened for writing, O_CREAT or O_TRUNC) queues one and does not wait; `fd_sync`/

@@ -18,7 +18,7 @@
 //!   then returns (and clears) the deferred error of `path` (0 if none).
 //! - `take_error(mount, path, path_len) -> errno`: the same without waiting.
 
-// The module build has no start-up mounts yet (its host would mount OPFS); only the hooks are used.
+// The module build never loads (its host loads the directory itself); only the hooks are used.
 #![cfg_attr(spindle_fs_module, allow(dead_code))]
 
 use alloc::vec::Vec;

@@ -62,6 +62,8 @@ export interface OpfsDriver {
    * the WASI errno (`errno`) when OPFS refuses.
    */
   load(control: SharedArrayBuffer, dir: string): Promise<LoadedOpfsDir>;
+  /** The program ended (or its setup failed): its I/O worker, if any, drains and closes. */
+  end(control: SharedArrayBuffer): void;
 }
 
 /** The browser's driver (platform/browser.ts). */
@@ -87,4 +89,5 @@ export const opfsDriver: OpfsDriver = {
       ch.unlock();
     }
   },
+  end: endOpfs,
 };
