@@ -9,7 +9,12 @@
 //! its place. `.` is cookie 1 and `..` is 2; entries use 3..=u64::MAX. Two names whose hashes
 //! collide take the next free cookie (probing), which only weakens "never twice" for them.
 //!
-//! Invariants: `by_name` and `by_cookie` hold the same entries; `subdirs` counts entries that are
+//! Lookup by name is a search of `by_cookie` at the name's hash and one name comparison (the
+//! name map this replaces cost a dozen byte-string comparisons per path component); names that
+//! collided sit elsewhere and are listed in `displaced`.
+//!
+//! Invariants: an entry is at cookie `name_cookie(name)`, or at another cookie and then listed
+//! in `displaced` with that cookie (and `displaced` lists nothing else); `subdirs` counts entries that are
 //! directories (a directory's nlink is `2 + subdirs`); `removed` is set by rmdir (with the parent
 //! and this directory locked) and then the map is empty and stays empty (creating in a removed
 //! directory is ENOENT).
@@ -31,18 +36,21 @@ use alloc::sync::{Arc, Weak};
 pub(crate) const FIRST_COOKIE: u64 = 3;
 
 pub(crate) struct Entry {
-    pub(crate) cookie: u64,
-    pub(crate) inode: Arc<Inode>,
+    name: Box<[u8]>,
+    inode: Arc<Inode>,
 }
 
 #[derive(Default)]
 pub(crate) struct DirData {
-    by_name: BTreeMap<Box<[u8]>, Entry>,
-    by_cookie: BTreeMap<u64, Box<[u8]>>,
+    /// Every entry, by cookie. An entry sits at its name's hash (`name_cookie`) unless that
+    /// cookie was taken when it was inserted: then it is *displaced*.
+    by_cookie: BTreeMap<u64, Entry>,
+    /// The displaced names and their cookies (empty unless two names' hashes collided), so a
+    /// lookup is one search by hash and one name comparison.
+    displaced: BTreeMap<Box<[u8]>, u64>,
     pub(crate) subdirs: u32,
     pub(crate) removed: bool,
 }
-
 /// A directory node's payload.
 pub(crate) struct Dir {
     pub(crate) data: DirLock<DirData>,
@@ -60,38 +68,55 @@ impl Dir {
 }
 
 impl DirData {
+    /// The cookie `name` sits at, if it is here.
+    #[inline]
+    fn cookie_of(&self, name: &[u8]) -> Option<u64> {
+        let home = name_cookie(name);
+        match self.by_cookie.get(&home) {
+            Some(e) if *e.name == *name => Some(home),
+            _ if self.displaced.is_empty() => None,
+            _ => self.displaced.get(name).copied(),
+        }
+    }
+
     #[inline]
     pub(crate) fn get(&self, name: &[u8]) -> Option<&Arc<Inode>> {
-        self.by_name.get(name).map(|e| &e.inode)
+        let c = self.cookie_of(name)?;
+        self.by_cookie.get(&c).map(|e| &e.inode)
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.by_name.len()
+        self.by_cookie.len()
     }
 
     pub(crate) fn is_empty(&self) -> bool {
-        self.by_name.is_empty()
+        self.by_cookie.is_empty()
     }
 
-    /// Adds `name` (which must be absent) at its hash cookie.
+    /// Adds `name` (which must be absent) at its hash cookie, or the next free one.
     pub(crate) fn insert(&mut self, name: &[u8], inode: Arc<Inode>) {
-        let mut cookie = name_cookie(name);
+        assert!(self.cookie_of(name).is_none(), "spindle-fs: directory insert over an existing name");
+        let home = name_cookie(name);
+        let mut cookie = home;
         while self.by_cookie.contains_key(&cookie) {
             cookie = if cookie == u64::MAX { FIRST_COOKIE } else { cookie + 1 };
         }
         if inode.is_dir() {
             self.subdirs += 1;
         }
-        let key: Box<[u8]> = name.into();
-        self.by_cookie.insert(cookie, key.clone());
-        let old = self.by_name.insert(key, Entry { cookie, inode });
-        assert!(old.is_none(), "spindle-fs: directory insert over an existing name");
+        if cookie != home {
+            self.displaced.insert(name.into(), cookie);
+        }
+        self.by_cookie.insert(cookie, Entry { name: name.into(), inode });
     }
 
     /// Removes `name` and returns its inode.
     pub(crate) fn remove(&mut self, name: &[u8]) -> Option<Arc<Inode>> {
-        let e = self.by_name.remove(name)?;
-        self.by_cookie.remove(&e.cookie);
+        let c = self.cookie_of(name)?;
+        if c != name_cookie(name) {
+            self.displaced.remove(name);
+        }
+        let e = self.by_cookie.remove(&c).expect("cookie_of found it");
         if e.inode.is_dir() {
             self.subdirs -= 1;
         }
@@ -102,30 +127,30 @@ impl DirData {
     pub(crate) fn after(&self, cookie: u64) -> impl Iterator<Item = (u64, &[u8], &Arc<Inode>)> + '_ {
         // Excluded, not `cookie + 1`: u64::MAX is a valid cookie (then nothing follows).
         let after = core::ops::Bound::Excluded(cookie.max(FIRST_COOKIE - 1));
-        self.by_cookie.range((after, core::ops::Bound::Unbounded)).map(move |(&c, name)| {
-            let e = &self.by_name[name];
-            (c, &name[..], &e.inode)
-        })
+        self.by_cookie.range((after, core::ops::Bound::Unbounded)).map(|(&c, e)| (c, &e.name[..], &e.inode))
     }
 
-    /// Every entry, by name (for tar export and checks).
+    /// Every entry, in cookie order (for tar export and checks).
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&[u8], &Arc<Inode>)> + '_ {
-        self.by_name.iter().map(|(k, e)| (&k[..], &e.inode))
+        self.by_cookie.values().map(|e| (&e.name[..], &e.inode))
     }
 
     /// Index consistency, for `check.rs`.
     pub(crate) fn check(&self) -> Result<(), &'static str> {
-        if self.by_name.len() != self.by_cookie.len() {
-            return Err("name and cookie indexes differ in size");
-        }
-        for (c, name) in &self.by_cookie {
-            match self.by_name.get(name) {
-                Some(e) if e.cookie == *c => {}
-                _ => return Err("cookie index names a missing or different entry"),
-            }
-            if *c < FIRST_COOKIE {
+        let mut displaced = 0;
+        for (&c, e) in &self.by_cookie {
+            if c < FIRST_COOKIE {
                 return Err("entry cookie collides with . or ..");
             }
+            if c != name_cookie(&e.name) {
+                displaced += 1;
+                if self.displaced.get(&e.name) != Some(&c) {
+                    return Err("a displaced entry is missing from the displaced index");
+                }
+            }
+        }
+        if displaced != self.displaced.len() {
+            return Err("the displaced index names entries that are not displaced");
         }
         Ok(())
     }
@@ -139,4 +164,37 @@ fn name_cookie(name: &[u8]) -> u64 {
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     h.max(FIRST_COOKIE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inode::Kind;
+
+    fn node() -> Arc<Inode> {
+        Arc::new(Inode::new(7, 0, Kind::Symlink(b"t".as_slice().into()), 0o777, 0))
+    }
+
+    /// A name whose hash cookie is taken is displaced, found, listed and removed like any other,
+    /// also after the entry that took its cookie is gone.
+    #[test]
+    fn displaced_names() {
+        let mut d = DirData::default();
+        // "x" sits where "b" would (as if their hashes collided).
+        let home_b = name_cookie(b"b");
+        d.by_cookie.insert(home_b, Entry { name: b"x".as_slice().into(), inode: node() });
+        d.displaced.insert(b"x".as_slice().into(), home_b);
+        d.check().unwrap();
+        d.insert(b"b", node());
+        d.check().unwrap();
+        assert!(d.get(b"b").is_some() && d.get(b"x").is_some());
+        assert!(d.get(b"c").is_none());
+        assert_eq!(d.after(0).count(), 2);
+        assert!(d.remove(b"x").is_some());
+        d.check().unwrap();
+        assert!(d.get(b"b").is_some() && d.get(b"x").is_none());
+        assert!(d.remove(b"b").is_some());
+        assert!(d.is_empty() && d.displaced.is_empty());
+        d.check().unwrap();
+    }
 }

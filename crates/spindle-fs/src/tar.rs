@@ -184,6 +184,8 @@ impl Fs {
                 let d = dir.as_dir().expect("only directories are queued").data.read();
                 d.iter().map(|(n, i)| (n.to_vec(), i.clone())).collect()
             };
+            let mut entries = entries;
+            entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             // Reverse so that popping the stack visits names in order.
             for (name, node) in entries.into_iter().rev() {
                 let mut full = prefix.clone();
