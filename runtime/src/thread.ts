@@ -94,10 +94,29 @@ class Host implements WasiHost {
   writeOutput(fd: 1 | 2, bytes: Uint8Array): number { return this.stdio.write(fd, bytes); }
   readStdin(max: number): Uint8Array | number { return this.stdio.read(max); }
   stdinReady(): boolean { return this.stdio.ready(); }
+  /** Runs before the exit is published, on the exiting thread: the OPFS exit flush (runtime's FS). */
+  exitFlush: (() => void) | null = null;
+
   exit(code: number): never {
+    this.flushBeforeExit();
     // As on Linux, the status a parent sees is the low 8 bits. (wasmtime traps on >= 126 instead.)
     this.ctl.requestExit(code & 0xff);
     throw new ExitSignal(code & 0xff);
+  }
+
+  /**
+   * A normal exit (proc_exit, or `_start` returning): queue the OPFS write-back of files still
+   * open, while the other threads still run (so they release any lock the flush needs). It only
+   * spins or takes locks, never waits on the I/O worker. A failure is reported, not thrown: the
+   * exit goes on.
+   */
+  flushBeforeExit(): void {
+    if (!this.exitFlush) return;
+    try {
+      this.exitFlush();
+    } catch (e) {
+      this.stdio.write(2, new TextEncoder().encode(`spindle: error: writing back open OPFS files at exit failed: ${(e as Error).message}\n`));
+    }
   }
 }
 
@@ -128,7 +147,7 @@ export class ThreadFactory {
     // With a filesystem, one fd table for all threads (fs/shared-fd-table.ts); without, each
     // instance keeps its own stdio table.
     const hostFs = (platform as Platform & { hostFs?: HostFsDriver }).hostFs;
-    const fds = init.fs ? threadFdTable(init.fs, this.host, init.stdioTty, hostFs) : undefined;
+    const fds = init.fs ? threadFdTable(init.fs, this.host, init.stdioTty, hostFs, (f) => { this.host.exitFlush = f; }) : undefined;
     this.imports = {
       // Like wasmtime: stdio is a character device only when it really is a terminal.
       wasi_snapshot_preview1: wasiPreview1(this.host, { stdioIsTty: init.stdioTty, fds }),
@@ -187,6 +206,7 @@ export function runThread(thread: WasmThread, ctl: Control, stdio: ThreadStdio, 
   try {
     if (tid === 0) {
       (exports._start as () => void)();
+      thread.host.flushBeforeExit();
       ctl.requestExit(0); // POSIX: main returning ends the program, whatever other threads do
       return false;
     }

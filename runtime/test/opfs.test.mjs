@@ -202,6 +202,27 @@ for (const [name, route] of Object.entries(ROUTES)) {
       }
     });
 
+    for (const how of ['return', 'exit']) {
+      test(`fd never closed nor fsynced, main ends by ${how}: the exit flush writes the file back`, async () => {
+        const text = `left open at ${how} ` + 'y'.repeat(2000);
+        const page = await context.newPage();
+        try {
+          const r = await run(route, page, d(`exit-${how}`), [`write-${how}`, '/data/o.txt', text]);
+          assert.deepEqual([r.code, r.stdout], [0, 'left open\n']);
+          let seen = null;
+          for (let i = 0; i < 100 && seen !== text; i++) {
+            seen = await opfsText(d(`exit-${how}`), 'o.txt');
+            if (seen !== text) await new Promise((res) => setTimeout(res, 200));
+          }
+          assert.equal(seen, text, 'page JS sees the bytes in OPFS');
+        } finally {
+          await page.close();
+        }
+        const r = await runOk(route, d(`exit-${how}`), ['read', '/data/o.txt']);
+        assert.equal(r.stdout, text, 'a new page (new mount) reads them back');
+      });
+    }
+
     test('files that page code created in OPFS before the mount are visible to the program', async () => {
       const page = await context.newPage();
       try {

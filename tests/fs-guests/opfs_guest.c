@@ -5,6 +5,8 @@
  *   write PATH TEXT        create/truncate, write, fsync, close; prints "synced"
  *   write-close PATH TEXT  the same without fsync (close queues the write-back)
  *   write-hang PATH TEXT   write without fsync or close, print "hanging", then wait forever
+ *   write-return PATH TEXT write without fsync or close, print "left open", return from main
+ *   write-exit PATH TEXT   the same, ending with exit(0) (both: the exit flush persists it)
  *   read PATH              prints the file's bytes
  *   ls DIR                 prints the sorted names, one a line
  *   ops DIR                mkdir DIR/d, create DIR/d/a, rename to DIR/d/b, mkdir DIR/e, rmdir
@@ -43,6 +45,15 @@ static int put(const char *path, const char *text, int sync, int close_it) {
   }
   if (close(fd) != 0) FAIL("close %s", path);
   printf(sync ? "synced\n" : "closed\n");
+  return 0;
+}
+
+/* Writes TEXT to PATH and leaves the fd open; the caller then ends the program. */
+static int leave_open(const char *path, const char *text) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) FAIL("open %s", path);
+  if (write(fd, text, strlen(text)) != (ssize_t)strlen(text)) FAIL("write %s", path);
+  printf("left open\n");
   return 0;
 }
 
@@ -198,6 +209,8 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "write") && argc == 4) return put(argv[2], argv[3], 1, 1);
   if (!strcmp(cmd, "write-close") && argc == 4) return put(argv[2], argv[3], 0, 1);
   if (!strcmp(cmd, "write-hang") && argc == 4) return put(argv[2], argv[3], 0, 0);
+  if (!strcmp(cmd, "write-return") && argc == 4) return leave_open(argv[2], argv[3]);
+  if (!strcmp(cmd, "write-exit") && argc == 4) exit(leave_open(argv[2], argv[3]));
   if (!strcmp(cmd, "read")) return get(argv[2]);
   if (!strcmp(cmd, "ls")) return ls(argv[2]);
   if (!strcmp(cmd, "ops")) return ops(argv[2]);

@@ -60,6 +60,15 @@ pub unsafe extern "C" fn spindle_fs_mount_opfs(
     })())
 }
 
+/// Before the program's exit is published (runtime/src/thread.ts, on the exiting thread): queues
+/// a write-back of every file still open for writing on an OPFS mount, without waiting (the
+/// I/O worker finishes after the exit). The host calls it only when the program has OPFS mounts.
+#[cfg(feature = "opfs")]
+#[no_mangle]
+pub extern "C" fn spindle_fs_opfs_flush() {
+    spindle_wasi_fs::opfs_flush_open();
+}
+
 /// Imports the tar stream `[tar, tar+tar_len)` into the directory `path` relative to `dirfd`
 /// (created if missing); the number of entries goes to `*out_count`. The host validates the
 /// stream's structure first (memfs-tar.ts), so an error here is about the filesystem (EROFS,

@@ -72,6 +72,9 @@ pub use fds::FD_BASE;
 /// Module build with OPFS: a mount whose OPFS directory the host loaded (opfs.rs).
 #[cfg(all(target_arch = "wasm32", spindle_fs_module, feature = "opfs"))]
 pub use opfs::mount_loaded as opfs_mount_loaded;
+/// Module build with OPFS: the exit flush of files still open on OPFS mounts (opfs.rs).
+#[cfg(all(target_arch = "wasm32", spindle_fs_module, feature = "opfs"))]
+pub use opfs::flush_open as opfs_flush_open;
 #[cfg(all(target_arch = "wasm32", not(spindle_fs_module)))]
 pub use preopens::{mount, spindle_fs_mount, spindle_fs_set_can_wait};
 pub use spindle_fs::set_can_wait;

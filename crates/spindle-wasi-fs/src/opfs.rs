@@ -133,8 +133,59 @@ pub fn mount_loaded(fs: &Fs, guest_path: &[u8], mount: u32, tar: &[u8]) -> Resul
             },
         )
     });
-    ACTIVE.store(true, Release);
+    if !ACTIVE.swap(true, AcqRel) {
+        at_exit::register();
+    }
     Ok(root)
+}
+
+/// Exit flush: queues a write-back of every file on an OPFS mount that is still open through
+/// an fd that could have changed it (as its close would), without waiting: the I/O worker
+/// writes them after the program ended, while the page stays open. Runs on the exiting thread
+/// (in-program: wasi-libc's atexit handlers; module build: the runtime before it publishes the
+/// exit). Takes only the spin lock and spindle-fs's locks (no Atomics wait on the I/O worker),
+/// which threads still running release. Errors are printed by the I/O worker; nobody is left
+/// to return them to.
+pub fn flush_open() {
+    if !active() {
+        return;
+    }
+    with(|t| {
+        let mut done: Vec<(u32, &[u8])> = Vec::new();
+        for (&fd, node) in t.fds.iter().filter(|(_, n)| n.write_back) {
+            if done.contains(&(node.mount, node.path.as_slice())) {
+                continue;
+            }
+            let _ = queue_snapshot(fd, node);
+            done.push((node.mount, node.path.as_slice()));
+        }
+    });
+}
+
+/// In-program FS: [`flush_open`] registered with wasi-libc's `atexit`, which runs on `exit()`
+/// and when `main` returns (`__wasm_call_dtors` in `_start`). `proc_exit` called directly and
+/// traps skip it: crash semantics.
+#[cfg(all(feature = "opfs", not(spindle_fs_module)))]
+mod at_exit {
+    extern "C" {
+        fn atexit(f: extern "C" fn()) -> i32;
+    }
+
+    extern "C" fn flush() {
+        super::flush_open();
+    }
+
+    pub(super) fn register() {
+        // SAFETY: `flush` is a plain C-ABI function that lives for the whole program.
+        unsafe { atexit(flush) };
+    }
+}
+
+/// Without the in-program OPFS build nothing is registered (the module's host calls
+/// [`flush_open`] through its export).
+#[cfg(not(all(feature = "opfs", not(spindle_fs_module))))]
+mod at_exit {
+    pub(super) fn register() {}
 }
 
 /// After a successful `path_open` of `path` (relative to `dir`) that gave `fd`.

@@ -56,6 +56,8 @@ interface Exports {
   spindle_fs_mount(path: number, len: number, readonly: number, out: number): number;
   /** Only in a module built with the `opfs` feature (tools/build-fs-module.sh builds it so). */
   spindle_fs_mount_opfs?(path: number, len: number, mount: number, tar: number, tarLen: number, out: number): number;
+  /** The same: queues a write-back of every file still open for writing on an OPFS mount. */
+  spindle_fs_opfs_flush?(): void;
   spindle_fs_tar_import(dirfd: number, path: number, len: number, tar: number, tarLen: number, out: number): number;
   spindle_fs_tar_export(dirfd: number, path: number, len: number, out: number): number;
   spindle_fs_alloc(size: number): number;
@@ -281,6 +283,15 @@ export class ModuleThread {
       check(f(this.at(DATA), n, mount, p, tar.length, this.at(OUT)));
       return this.u32[OUT / 4]!;
     });
+  }
+
+  /**
+   * The OPFS exit flush (before the program's exit is published, on the exiting thread): queues
+   * a write-back of every file still open for writing on an OPFS mount; does not wait for the
+   * I/O worker. Nothing without OPFS mounts.
+   */
+  flushOpfs(): void {
+    if (this.shared.opfs) this.x.spindle_fs_opfs_flush?.();
   }
 
   /** Imports `tar` under `rel` (relative to module fd `dirfd`); the errno, 0 on success. */

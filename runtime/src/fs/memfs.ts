@@ -48,6 +48,8 @@ export interface MemFsThread {
   descriptor(memFd: number): MemFsDescriptor;
   /** Ends this thread's instance; call when the thread ends. Nothing may use it after. */
   dispose(): void;
+  /** The OPFS exit flush on this thread (memfs-thread.ts `flushOpfs`); nothing without OPFS mounts. */
+  flushOpfs(): void;
 }
 
 declare const __SPINDLE_FS_WASM__: string | undefined;
@@ -170,6 +172,10 @@ class ThreadView implements MemFsThread {
 
   descriptor(memFd: number): MemFsDescriptor {
     return new ModuleFd(this.t, memFd);
+  }
+
+  flushOpfs(): void {
+    this.t.flushOpfs();
   }
 
   dispose(): void {

@@ -56,13 +56,20 @@ export function hostDirEntryFor(path: string, mount: number, preopen = 0): Entry
   return { kind: HOST_DIR, path, mount, preopen, filetype: FILETYPE_DIRECTORY, rightsBase: DIR_BASE, rightsInheriting: DIR_INHERITING };
 }
 
-/** This thread's view of the program's shared fd table. */
-export function threadFdTable(init: FsInit, host: WasiHost, stdioTty: readonly boolean[], hostFs: HostFsDriver | undefined): FdTable {
+/**
+ * This thread's view of the program's shared fd table. With OPFS mounts, `onExit` receives the
+ * exit flush the thread must run before it publishes the program's exit (thread.ts).
+ */
+export function threadFdTable(
+  init: FsInit, host: WasiHost, stdioTty: readonly boolean[], hostFs: HostFsDriver | undefined,
+  onExit?: (flush: () => void) => void,
+): FdTable {
   const table = new SharedFdTable(init.table);
   let stdio: Descriptor[] | undefined;
   // Instantiated now, while the worker prepares (before it takes a thread): a thread's first file
   // operation must not pay for an instantiation inside the program's time.
   const mem: MemFsThread | undefined = init.memfs ? memFsThread(init.memfs) : undefined;
+  if (mem && init.memfs?.opfs) onExit?.(() => mem.flushOpfs());
   const memThread = (): MemFsThread => mem ?? (() => { throw new Error('spindle: a memory-FS fd without the memory FS module'); })();
   const needHost = (): HostFsDriver => hostFs ?? (() => { throw new Error('spindle: a host fd on a platform without host directories'); })();
   const kinds: EntryKinds = {
