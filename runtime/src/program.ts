@@ -112,6 +112,7 @@ export class Program {
         .catch((e: unknown) => { opfs?.end(this.init.control); throw e; }) // an OPFS I/O worker it started
       : null;
     this.init.fs = fs?.init ?? null;
+    if (fs?.init.memfs?.opfs) opfs?.startIdle(this.init.control, fs.init.memfs); // idle write-back
     const pool = this.program.usesThreads ? checkCount('threads', this.options.threads ?? this.platform.cpuCount(), 0) : 0;
     if (this.options.runOnCallingThread) {
       this.prewarm(pool);

@@ -5,6 +5,7 @@
  *   write PATH TEXT        create/truncate, write, fsync, close; prints "synced"
  *   write-close PATH TEXT  the same without fsync (close queues the write-back)
  *   write-hang PATH TEXT   write without fsync or close, print "hanging", then wait forever
+ *                          (fd open: only the idle write-back persists the bytes)
  *   write-return PATH TEXT write without fsync or close, print "left open", return from main
  *   write-exit PATH TEXT   the same, ending with exit(0) (both: the exit flush persists it)
  *   read PATH              prints the file's bytes

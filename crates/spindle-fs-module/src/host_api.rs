@@ -69,6 +69,22 @@ pub extern "C" fn spindle_fs_opfs_flush() {
     spindle_wasi_fs::opfs_flush_open();
 }
 
+/// The idle write-back scan, to be called every `spindle_fs_opfs_idle_tick_ms()` milliseconds
+/// (runtime/src/fs/opfs-idle.ts, on its own worker): queues a write-back of each file open for
+/// writing on an OPFS mount that changed and then stayed unchanged for a whole tick.
+#[cfg(feature = "opfs")]
+#[no_mangle]
+pub extern "C" fn spindle_fs_opfs_flush_idle() {
+    spindle_wasi_fs::opfs_flush_idle();
+}
+
+/// The period of `spindle_fs_opfs_flush_idle`, in milliseconds.
+#[cfg(feature = "opfs")]
+#[no_mangle]
+pub extern "C" fn spindle_fs_opfs_idle_tick_ms() -> u32 {
+    spindle_wasi_fs::OPFS_IDLE_TICK_MS
+}
+
 /// Imports the tar stream `[tar, tar+tar_len)` into the directory `path` relative to `dirfd`
 /// (created if missing); the number of entries goes to `*out_count`. The host validates the
 /// stream's structure first (memfs-tar.ts), so an error here is about the filesystem (EROFS,

@@ -69,12 +69,13 @@ mod wasmtime;
 #[cfg(target_arch = "wasm32")]
 pub use fd_calls::errno;
 pub use fds::FD_BASE;
-/// Module build with OPFS: a mount whose OPFS directory the host loaded (opfs.rs).
+/// Module build with OPFS (opfs.rs): a mount whose OPFS directory the host loaded, the exit
+/// flush of files still open, the idle write-back scan and its period.
 #[cfg(all(target_arch = "wasm32", spindle_fs_module, feature = "opfs"))]
-pub use opfs::mount_loaded as opfs_mount_loaded;
-/// Module build with OPFS: the exit flush of files still open on OPFS mounts (opfs.rs).
-#[cfg(all(target_arch = "wasm32", spindle_fs_module, feature = "opfs"))]
-pub use opfs::flush_open as opfs_flush_open;
+pub use opfs::{
+    flush_idle as opfs_flush_idle, flush_open as opfs_flush_open,
+    mount_loaded as opfs_mount_loaded, IDLE_TICK_MS as OPFS_IDLE_TICK_MS,
+};
 #[cfg(all(target_arch = "wasm32", not(spindle_fs_module)))]
 pub use preopens::{mount, spindle_fs_mount, spindle_fs_set_can_wait};
 pub use spindle_fs::set_can_wait;

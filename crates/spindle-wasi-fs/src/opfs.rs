@@ -55,7 +55,7 @@ use crate::opfs_path::join;
 pub(crate) use crate::opfs_path::parse_spec;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
-use core::cell::UnsafeCell;
+use core::cell::{Cell, UnsafeCell};
 use core::sync::atomic::{AtomicBool, Ordering::*};
 use spindle_fs::{oflags, rights, Errno, Fd, FileType, Fs};
 
@@ -75,7 +75,16 @@ struct Node {
     mount: u32,
     path: Vec<u8>,
     write_back: bool,
+    /// Idle write-back (write-back fds only): the file's mtime when its last snapshot was
+    /// taken (`NEVER`: none since this fd was opened) and at the last idle scan.
+    seen: Cell<u64>,
+    // Read only by `flush_idle`, which nothing calls without the `opfs` feature.
+    #[cfg_attr(not(feature = "opfs"), allow(dead_code))]
+    observed: Cell<u64>,
 }
+
+/// No snapshot yet (no real mtime is `u64::MAX`).
+const NEVER: u64 = u64::MAX;
 
 struct Table {
     fds: BTreeMap<Fd, Node>,
@@ -130,6 +139,8 @@ pub fn mount_loaded(fs: &Fs, guest_path: &[u8], mount: u32, tar: &[u8]) -> Resul
                 mount,
                 path: Vec::new(),
                 write_back: false,
+                seen: Cell::new(NEVER),
+                observed: Cell::new(NEVER),
             },
         )
     });
@@ -146,20 +157,60 @@ pub fn mount_loaded(fs: &Fs, guest_path: &[u8], mount: u32, tar: &[u8]) -> Resul
 /// exit). Takes only the spin lock and spindle-fs's locks (no Atomics wait on the I/O worker),
 /// which threads still running release. Errors are printed by the I/O worker; nobody is left
 /// to return them to.
+#[cfg_attr(not(feature = "opfs"), allow(dead_code))]
 pub fn flush_open() {
-    if !active() {
-        return;
+    if active() {
+        with(|t| flush_where(t, |_, _| true));
     }
-    with(|t| {
-        let mut done: Vec<(u32, &[u8])> = Vec::new();
-        for (&fd, node) in t.fds.iter().filter(|(_, n)| n.write_back) {
-            if done.contains(&(node.mount, node.path.as_slice())) {
-                continue;
-            }
-            let _ = queue_snapshot(fd, node);
-            done.push((node.mount, node.path.as_slice()));
+}
+
+/// Idle write-back, called every [`IDLE_TICK_MS`] (in-program: the thread in `idle`; module
+/// build: the runtime's idle worker through its export): queues a write-back of every file
+/// open for writing on an OPFS mount that changed since its last snapshot and then stayed
+/// unchanged for a whole tick, so it reaches OPFS 1 to 2 ticks after its last write. "Changed"
+/// is the file's mtime, which spindle-fs stamps from the clock at the first stat after a write
+/// (this scan's own stat included); a write within the clock's resolution of the snapshot's
+/// stamp goes unseen here (close, fsync and exit still write it back).
+#[cfg_attr(not(feature = "opfs"), allow(dead_code))]
+pub fn flush_idle() {
+    if active() {
+        with(|t| {
+            flush_where(t, |fd, n| {
+                let Ok(st) = crate::state::fs().fd_filestat_get(fd) else {
+                    return false;
+                };
+                let idle = st.mtim == n.observed.get();
+                n.observed.set(st.mtim);
+                idle && st.mtim != n.seen.get()
+            })
+        });
+    }
+}
+
+/// The milliseconds between two idle scans ([`flush_idle`]).
+#[cfg_attr(not(feature = "opfs"), allow(dead_code))]
+pub const IDLE_TICK_MS: u32 = 100;
+
+/// Queues a write-back of each file open for writing whose fd passes `due` (once per file),
+/// under the lock.
+fn flush_where(t: &Table, mut due: impl FnMut(Fd, &Node) -> bool) {
+    let mut done: Vec<(u32, &[u8])> = Vec::new();
+    for (&fd, node) in t.fds.iter().filter(|(_, n)| n.write_back) {
+        let key = (node.mount, node.path.as_slice());
+        if done.contains(&key) || !due(fd, node) {
+            continue;
         }
-    });
+        let _ = queue_snapshot(fd, node);
+        let seen = node.seen.get();
+        for n in t
+            .fds
+            .values()
+            .filter(|n| (n.mount, n.path.as_slice()) == key)
+        {
+            n.seen.set(seen);
+        }
+        done.push(key);
+    }
 }
 
 /// In-program FS: [`flush_open`] registered with wasi-libc's `atexit`, which runs on `exit()`
@@ -188,6 +239,56 @@ mod at_exit {
     pub(super) fn register() {}
 }
 
+/// In-program FS: the idle write-back thread, started (once) when the first fd that can change
+/// a file on an OPFS mount is opened; it sleeps [`IDLE_TICK_MS`] (usleep: the host's clock
+/// wait, on its own worker) and scans. If no thread can be started (the pool is full), there
+/// is no idle write-back; close, fsync and exit still write back. `main` returning or `exit`
+/// ends it with the program.
+#[cfg(all(feature = "opfs", not(spindle_fs_module)))]
+mod idle {
+    use core::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+    extern "C" {
+        fn pthread_create(
+            t: *mut usize,
+            attr: *const u8,
+            f: extern "C" fn(*mut u8) -> *mut u8,
+            arg: *mut u8,
+        ) -> i32;
+        fn pthread_detach(t: usize) -> i32;
+        fn usleep(us: u32) -> i32;
+    }
+
+    static STARTED: AtomicBool = AtomicBool::new(false);
+
+    extern "C" fn run(_: *mut u8) -> *mut u8 {
+        loop {
+            // SAFETY: usleep has no preconditions.
+            unsafe { usleep(super::IDLE_TICK_MS * 1000) };
+            super::flush_idle();
+        }
+    }
+
+    pub(super) fn start() {
+        if STARTED.load(Relaxed) || STARTED.swap(true, Relaxed) {
+            return;
+        }
+        let mut t = 0usize;
+        // SAFETY: `t` is a valid out-pointer; null attributes are the defaults; `run` takes
+        // no argument and never returns.
+        if unsafe { pthread_create(&mut t, core::ptr::null(), run, core::ptr::null_mut()) } == 0 {
+            // SAFETY: `t` is the thread just created, detached once.
+            unsafe { pthread_detach(t) };
+        }
+    }
+}
+
+/// The module build has no thread of its own: the runtime calls [`flush_idle`] on a timer.
+#[cfg(not(all(feature = "opfs", not(spindle_fs_module))))]
+mod idle {
+    pub(super) fn start() {}
+}
+
 /// After a successful `path_open` of `path` (relative to `dir`) that gave `fd`.
 #[inline]
 pub(crate) fn opened(dir: Fd, path: &[u8], oflags: u16, base: u64, fd: Fd) {
@@ -199,10 +300,12 @@ pub(crate) fn opened(dir: Fd, path: &[u8], oflags: u16, base: u64, fd: Fd) {
 #[cold]
 #[inline(never)]
 fn opened_slow(dir: Fd, path: &[u8], of: u16, base: u64, fd: Fd) {
-    with(|t| {
-        let Some(d) = t.fds.get(&dir) else { return };
+    let write_back = with(|t| {
+        let Some(d) = t.fds.get(&dir) else {
+            return false;
+        };
         let Some(path) = join(&d.path, path) else {
-            return;
+            return false;
         };
         let changes = of & (oflags::CREAT | oflags::TRUNC) != 0 || base & rights::WRITE_MODE != 0;
         let write_back = changes && of & oflags::DIRECTORY == 0;
@@ -210,9 +313,15 @@ fn opened_slow(dir: Fd, path: &[u8], of: u16, base: u64, fd: Fd) {
             mount: d.mount,
             path,
             write_back,
+            seen: Cell::new(NEVER),
+            observed: Cell::new(NEVER),
         };
         t.fds.insert(fd, node);
+        write_back
     });
+    if write_back {
+        idle::start();
+    }
 }
 
 /// `fd_close` through `close`: queues the write-back first (the fd is still open for the
@@ -383,11 +492,14 @@ fn queue_snapshot(fd: Fd, node: &Node) -> Result<u32, Errno> {
     host::write_back(node.mount, &node.path, &bytes)
 }
 
+/// The file's bytes; records its mtime (stamped by this stat, taken before the bytes are read,
+/// so a later write shows as a later mtime) in `node.seen`.
 fn snapshot(fs: &Fs, fd: Fd, node: &Node) -> Result<Option<Vec<u8>>, Errno> {
     let st = fs.fd_filestat_get(fd)?;
     if st.filetype != FileType::RegularFile {
         return Ok(None);
     }
+    node.seen.set(st.mtim);
     let root = root_of(node.mount).ok_or(Errno::Badf)?;
     let need = rights::FD_READ | rights::FD_FILESTAT_GET;
     let Ok(r) = fs.path_open(root, 0, &node.path, 0, need, 0, 0) else {

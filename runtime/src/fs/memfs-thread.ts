@@ -58,6 +58,9 @@ interface Exports {
   spindle_fs_mount_opfs?(path: number, len: number, mount: number, tar: number, tarLen: number, out: number): number;
   /** The same: queues a write-back of every file still open for writing on an OPFS mount. */
   spindle_fs_opfs_flush?(): void;
+  /** The same: the idle write-back scan (opfs-idle-worker.ts) and its period in ms. */
+  spindle_fs_opfs_flush_idle?(): void;
+  spindle_fs_opfs_idle_tick_ms?(): number;
   spindle_fs_tar_import(dirfd: number, path: number, len: number, tar: number, tarLen: number, out: number): number;
   spindle_fs_tar_export(dirfd: number, path: number, len: number, out: number): number;
   spindle_fs_alloc(size: number): number;
@@ -292,6 +295,16 @@ export class ModuleThread {
    */
   flushOpfs(): void {
     if (this.shared.opfs) this.x.spindle_fs_opfs_flush?.();
+  }
+
+  /** The idle write-back scan (opfs-idle-worker.ts, every `opfsIdleTickMs()` ms). */
+  flushOpfsIdle(): void {
+    this.x.spindle_fs_opfs_flush_idle?.();
+  }
+
+  /** The period of `flushOpfsIdle`, in milliseconds. */
+  opfsIdleTickMs(): number {
+    return this.x.spindle_fs_opfs_idle_tick_ms?.() ?? 100;
   }
 
   /** Imports `tar` under `rel` (relative to module fd `dirfd`); the errno, 0 on success. */

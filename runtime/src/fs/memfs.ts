@@ -50,6 +50,9 @@ export interface MemFsThread {
   dispose(): void;
   /** The OPFS exit flush on this thread (memfs-thread.ts `flushOpfs`); nothing without OPFS mounts. */
   flushOpfs(): void;
+  /** The OPFS idle write-back scan and its period in ms (fs/opfs-idle-worker.ts). */
+  flushOpfsIdle(): void;
+  opfsIdleTickMs(): number;
 }
 
 declare const __SPINDLE_FS_WASM__: string | undefined;
@@ -176,6 +179,14 @@ class ThreadView implements MemFsThread {
 
   flushOpfs(): void {
     this.t.flushOpfs();
+  }
+
+  flushOpfsIdle(): void {
+    this.t.flushOpfsIdle();
+  }
+
+  opfsIdleTickMs(): number {
+    return this.t.opfsIdleTickMs();
   }
 
   dispose(): void {

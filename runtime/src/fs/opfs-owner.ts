@@ -7,6 +7,7 @@
  *   loads the OPFS directory through the I/O worker without blocking the owner, and the channel
  *   then travels in the memory FS's init (memfs-thread.ts gives every module instance the
  *   `spindle_opfs` imports over it).
+ *   The idle write-back of that route runs on a second small worker (opfs-idle-worker.ts).
  * When the program ends, the I/O worker is told to finish what is queued and close: queued
  * write-backs still reach OPFS after `run()` resolves, as long as the page stays open.
  *
@@ -15,11 +16,19 @@
  */
 import type { WorkerInit } from '../thread.js';
 import { Channel, createChannel, OP, RESP_BYTES } from './opfs-channel.js';
+import type { MemFsInit } from './memfs.js';
 
-const programs = new WeakMap<SharedArrayBuffer, { channel: SharedArrayBuffer; worker: Worker }>();
+interface ProgramIo {
+  channel: SharedArrayBuffer;
+  worker: Worker;
+  /** The idle write-back worker (opfs-idle-worker.ts), runtime's shared FS only. */
+  idle?: Worker;
+}
+
+const programs = new WeakMap<SharedArrayBuffer, ProgramIo>();
 
 /** The program's channel, starting its I/O worker the first time. */
-function ioFor(control: SharedArrayBuffer): { channel: SharedArrayBuffer; worker: Worker } {
+function ioFor(control: SharedArrayBuffer): ProgramIo {
   let io = programs.get(control);
   if (!io) {
     const channel = createChannel();
@@ -38,10 +47,23 @@ export function withOpfs(init: WorkerInit): WorkerInit {
   return { ...init, opfs: { channel: ioFor(init.control).channel } };
 }
 
-/** The program ended: its I/O worker drains the queue and closes. */
+/** The program ended: its idle worker stops, its I/O worker drains the queue and closes. */
 export function endOpfs(control: SharedArrayBuffer): void {
-  programs.get(control)?.worker.postMessage({ end: true });
+  const io = programs.get(control);
+  io?.idle?.postMessage({ end: true });
+  io?.worker.postMessage({ end: true });
   programs.delete(control);
+}
+
+/**
+ * The runtime's shared FS has OPFS mounts (`memfs` is its init): starts the idle write-back
+ * worker, which scans the open files on a timer while the program runs (once per program).
+ */
+function startIdle(control: SharedArrayBuffer, memfs: MemFsInit): void {
+  const io = programs.get(control);
+  if (!io || io.idle) return;
+  io.idle = new Worker(new URL('./opfs-idle-worker.js', import.meta.url), { type: 'module', name: 'spindle OPFS idle write-back' });
+  io.idle.postMessage({ memfs });
 }
 
 /** An OPFS directory as loaded for a mount of the runtime's shared FS. */
@@ -64,6 +86,8 @@ export interface OpfsDriver {
   load(control: SharedArrayBuffer, dir: string): Promise<LoadedOpfsDir>;
   /** The program ended (or its setup failed): its I/O worker, if any, drains and closes. */
   end(control: SharedArrayBuffer): void;
+  /** The memory FS with the loaded mounts exists: start the idle write-back (once). */
+  startIdle(control: SharedArrayBuffer, memfs: MemFsInit): void;
 }
 
 /** The browser's driver (platform/browser.ts). */
@@ -90,4 +114,5 @@ export const opfsDriver: OpfsDriver = {
     }
   },
   end: endOpfs,
+  startIdle,
 };
