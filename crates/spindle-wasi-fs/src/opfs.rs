@@ -1,9 +1,9 @@
 //! OPFS-backed mounts: a spindle-fs memory mount that is a CACHE of an OPFS directory (the
 //! browser's Origin Private File System; its root or any subdirectory).
 //!
-//! **Design.** The core caches file data in memory and writes back on fsync, close and, for what
-//! is queued, as soon as the I/O worker is idle; so small reads and writes run at memory speed
-//! while fsync gives durability.
+//! **Design.** The core caches file data in memory and writes back on fsync, close, normal exit
+//! and after a short idle time; what is queued reaches OPFS as soon as the I/O worker is idle. So
+//! small reads and writes run at memory speed while fsync gives durability.
 //! - **Load** (mount time, [`mount`]): the I/O worker (runtime/src/fs/opfs-io-worker.ts) reads the
 //!   OPFS directory and hands it over as a tar stream, imported into the fresh memory mount; so
 //!   files that other tabs or page code created before the mount are visible. (The memory-FS
@@ -13,6 +13,13 @@
 //!   the file (opened for writing, O_CREAT or O_TRUNC) queues one and does not wait; `fd_sync`/
 //!   `fd_datasync` (any fd of a regular file) queues one and WAITS (Atomics.wait, in the
 //!   calling thread's worker) until the I/O worker has flushed it: that is the durability point.
+//! - **Exit flush** ([`flush_open`]): at a normal exit every file still open through an fd that
+//!   could change it is queued like a close (in-program: wasi-libc's `atexit`, registered at the
+//!   first mount; module build: the runtime calls the export on the exiting thread).
+//! - **Idle write-back** ([`flush_idle`], every [`IDLE_TICK_MS`]): each such file that changed
+//!   since its last snapshot (its mtime differs from the one the snapshot recorded) and then
+//!   stayed unchanged for a whole tick is queued (in-program: the thread in `idle`; module
+//!   build: the runtime's idle worker, runtime/src/fs/opfs-idle-worker.ts).
 //! - **Namespace**: mkdir, unlink, rmdir and rename are mirrored, in the order they happened
 //!   here (the change and its queueing happen under one lock). Links and symlinks do not exist
 //!   in OPFS: `path_link`/`path_symlink` on an OPFS mount answer ENOTSUP.
@@ -27,14 +34,17 @@
 //!   writeback errors). It is also printed on the console. Never a silent loss.
 //!
 //! **What is persisted when.** After `fsync` returns 0: the file's bytes at the time of the call
-//! and every namespace change made before it. After `close`: nothing yet; the snapshot is
-//! queued and reaches OPFS when the I/O worker gets to it (normally within milliseconds, also
-//! after the program has exited, as long as the page stays open). Bytes written through an fd
-//! that is still open and never fsynced live only in memory. Timestamps and permission bits are
-//! not persisted (OPFS has only lastModified).
+//! and every namespace change made before it. After `close`, a normal exit (return from main,
+//! `exit()`) and 1 to 2 ticks (100-200 ms) after the last write to a file left open: nothing
+//! yet; the snapshot is queued and reaches OPFS when the I/O worker gets to it (normally within
+//! milliseconds, also after the program has exited, as long as the page stays open). A crash
+//! (tab killed, trap, in-program `proc_exit` called directly) loses what was written since the
+//! last of these points. Timestamps and permission bits are not persisted (OPFS has only
+//! lastModified).
 //!
 //! **Cost for memory mounts**: one relaxed atomic load ([`active`]) in open, close, sync,
 //! renumber and the namespace calls; data calls (read, write, seek, stat) have no hook at all.
+//! No exit handler and no idle thread exist until an OPFS mount (a writable open on one) does.
 //! Without the `opfs` feature [`active`] is the constant `false` and the module imports nothing.
 //!
 //! **Side table**: fd -> (mount, path below the mount root, write-back?) for every fd on an OPFS
@@ -42,8 +52,8 @@
 //! symlinks, which cannot exist on these mounts); a rename rewrites every path below it.
 //!
 //! Thread rules: ONE spin lock (`LOCK`) guards the table and is held across "change the tree +
-//! queue the mirror" and "snapshot + queue", so the I/O worker sees the operations in the order
-//! the tree saw them. Lock order: this lock, then spindle-fs's locks; spindle-fs never calls
+//! queue the mirror" and "snapshot + queue" (close, fsync, exit and idle scans alike), so the
+//! I/O worker sees the operations in the order the tree saw them. Lock order: this lock, then spindle-fs's locks; spindle-fs never calls
 //! back. Waiting for the I/O worker (fsync) happens after the lock is released.
 
 // The module build has no start-up mounts: its host loads the directory and calls `mount_loaded`.
