@@ -30,7 +30,7 @@ export const notes = [
   'Workload (a) ring: T threads share a fixed total of malloc/free pairs, each keeping a ring of 256 live blocks of 8..1024 bytes; '
     + '(d) article (full run only): the reference article\'s shape, a ring of 1,024 blocks of 1000..2023 bytes. '
     + 'Pairs per run: ring 2M (500k with --quick), article 2M (the article used 100M: same per-pair work, shorter runs).',
-  'The wasm configurations run on the spindle CLI (optimizing tier up front, --threads T: one prewarmed worker per program thread) and, for C, on wasmtime 46.',
+  'Every wasm configuration (C and Rust) runs on the spindle CLI (optimizing tier up front, --threads T: one prewarmed worker per program thread) and on wasmtime 46.',
   'ms is measured inside the program around the workload; mem_kb is the linear memory at the end on wasm (it only grows) and peak RSS natively.',
   'Verification: exit 0, a result line naming the requested workload, threads and operation count, and a checksum of the bytes the program read back from its blocks equal to the native C run\'s for the same workload and T (else the configuration fails).',
   'bench/alloc/run.mjs is the allocator\'s complete benchmark (cross-thread free, larson, code size); this is the part the harness compares across hosts.',
@@ -109,6 +109,9 @@ export async function run(ctx) {
     { config: 'rust-mimalloc', file: 'rust_mimalloc.wasm', cmd: spindle('rust_mimalloc.wasm'), note: 'Rust, mimalloc crate built for wasm32-wasip1-threads, spindle CLI' },
     { config: 'c-dlmalloc-wasmtime', file: 'c_dlmalloc.wasm', wasmtime: true, note: 'C, wasi-libc dlmalloc, wasmtime 46' },
     { config: 'c-spindle-wasmtime', file: 'c_spindle.wasm', wasmtime: true, note: 'C, spindle-alloc, wasmtime 46' },
+    { config: 'rust-default-wasmtime', file: 'rust_default.wasm', wasmtime: true, note: 'Rust, default allocator (dlmalloc), wasmtime 46' },
+    { config: 'rust-spindle-wasmtime', file: 'rust_spindle.wasm', wasmtime: true, note: 'Rust, spindle-alloc #[global_allocator], wasmtime 46' },
+    { config: 'rust-mimalloc-wasmtime', file: 'rust_mimalloc.wasm', wasmtime: true, note: 'Rust, mimalloc crate, wasmtime 46' },
     { config: 'native-glibc', file: 'c_native', cmd: (args) => [join(out, 'c_native'), args], note: 'C natively, glibc malloc (clang -O2)' },
     { config: 'native-mimalloc', file: 'c_native', cmd: (args) => ['env', [`LD_PRELOAD=${mimallocSo}`, join(out, 'c_native'), ...args]],
       missing: mimallocSo ? undefined : 'libmimalloc.so not installed (apt-get install libmimalloc2.0)', note: 'C natively, mimalloc through LD_PRELOAD' },
