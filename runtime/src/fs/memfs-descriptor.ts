@@ -287,30 +287,80 @@ export class ModuleFd implements MemFsDescriptor {
 }
 
 /** The path calls relative to a memory-FS directory fd (`ModuleFd.asDirectory()`). */
-class ModuleDir implements Directory {
-  readonly raw: RawPathDirectory;
+/**
+ * The single-path calls, on a path already copied into the scratch data at DATA (`n` bytes).
+ * `ModuleDir` (paths as strings) and `ModuleRawDir` (paths as guest bytes) differ only in how the
+ * path gets there; both call these.
+ */
+class ModulePathCalls {
+  constructor(readonly fd: ModuleFd) {}
 
-  constructor(readonly fd: ModuleFd) {
-    this.raw = new ModuleRawDir(fd);
-  }
-
-  createDirectory(path: string): void {
+  createDirectory(n: number): void {
     const t = this.fd.t;
-    const n = t.putString(path, DATA);
     check(t.c.path_create_directory(this.fd.memFd, t.at(DATA), n));
   }
 
-  filestat(lookupflags: number, path: string): Filestat {
+  /** The filestat is left at OUT in the scratch area. */
+  filestat(lookupflags: number, n: number): void {
     const t = this.fd.t;
-    const n = t.putString(path, DATA);
     check(t.c.path_filestat_get(this.fd.memFd, lookupflags, t.at(DATA), n, t.at(OUT)));
-    return readFilestat(t);
+  }
+
+  setTimes(lookupflags: number, n: number, atim: bigint, mtim: bigint, fstflags: number): void {
+    const t = this.fd.t;
+    check(t.c.path_filestat_set_times(this.fd.memFd, lookupflags, t.at(DATA), n, atim, mtim, fstflags));
+  }
+
+  open(lookupflags: number, n: number, oflags: number, rightsBase: bigint, rightsInheriting: bigint, fdflags: number): MemFsDescriptor {
+    const t = this.fd.t;
+    check(t.c.path_open(this.fd.memFd, lookupflags, t.at(DATA), n, oflags, rightsBase, rightsInheriting, fdflags, t.at(OUT)));
+    return new ModuleFd(t, t.u32[OUT / 4]!);
+  }
+
+  /** A view into the scratch area, valid until this thread's next memory-FS call. */
+  readlink(n: number): Uint8Array {
+    const t = this.fd.t;
+    const buf = DATA + n;
+    const room = t.u8.length - buf;
+    check(t.c.path_readlink(this.fd.memFd, t.at(DATA), n, t.at(buf), room, t.at(OUT)));
+    return t.u8.subarray(buf, buf + t.u32[OUT / 4]!);
+  }
+
+  removeDirectory(n: number): void {
+    const t = this.fd.t;
+    check(t.c.path_remove_directory(this.fd.memFd, t.at(DATA), n));
+  }
+
+  unlinkFile(n: number): void {
+    const t = this.fd.t;
+    check(t.c.path_unlink_file(this.fd.memFd, t.at(DATA), n));
+  }
+}
+
+class ModuleDir implements Directory {
+  readonly raw: RawPathDirectory;
+  private readonly at: ModulePathCalls;
+
+  constructor(readonly fd: ModuleFd) {
+    this.at = new ModulePathCalls(fd);
+    this.raw = new ModuleRawDir(fd, this.at);
+  }
+
+  private put(path: string): number {
+    return this.fd.t.putString(path, DATA);
+  }
+
+  createDirectory(path: string): void {
+    this.at.createDirectory(this.put(path));
+  }
+
+  filestat(lookupflags: number, path: string): Filestat {
+    this.at.filestat(lookupflags, this.put(path));
+    return readFilestat(this.fd.t);
   }
 
   setTimes(lookupflags: number, path: string, atim: bigint, mtim: bigint, fstflags: number): void {
-    const t = this.fd.t;
-    const n = t.putString(path, DATA);
-    check(t.c.path_filestat_set_times(this.fd.memFd, lookupflags, t.at(DATA), n, atim, mtim, fstflags));
+    this.at.setTimes(lookupflags, this.put(path), atim, mtim, fstflags);
   }
 
   link(srcLookupflags: number, srcPath: string, target: Directory, targetPath: string): void {
@@ -328,25 +378,15 @@ class ModuleDir implements Directory {
     rightsInheriting: bigint,
     fdflags: number,
   ): MemFsDescriptor {
-    const t = this.fd.t;
-    const n = t.putString(path, DATA);
-    check(t.c.path_open(this.fd.memFd, lookupflags, t.at(DATA), n, oflags, rightsBase, rightsInheriting, fdflags, t.at(OUT)));
-    return new ModuleFd(t, t.u32[OUT / 4]!);
+    return this.at.open(lookupflags, this.put(path), oflags, rightsBase, rightsInheriting, fdflags);
   }
 
   readlink(path: string): Uint8Array {
-    const t = this.fd.t;
-    const n = t.putString(path, DATA);
-    const buf = DATA + n;
-    const room = t.u8.length - buf;
-    check(t.c.path_readlink(this.fd.memFd, t.at(DATA), n, t.at(buf), room, t.at(OUT)));
-    return t.u8.subarray(buf, buf + t.u32[OUT / 4]!);
+    return this.at.readlink(this.put(path));
   }
 
   removeDirectory(path: string): void {
-    const t = this.fd.t;
-    const n = t.putString(path, DATA);
-    check(t.c.path_remove_directory(this.fd.memFd, t.at(DATA), n));
+    this.at.removeDirectory(this.put(path));
   }
 
   rename(srcPath: string, target: Directory, dstPath: string): void {
@@ -363,9 +403,7 @@ class ModuleDir implements Directory {
   }
 
   unlinkFile(path: string): void {
-    const t = this.fd.t;
-    const n = t.putString(path, DATA);
-    check(t.c.path_unlink_file(this.fd.memFd, t.at(DATA), n));
+    this.at.unlinkFile(this.put(path));
   }
 
   /** `target` as a directory of this same memory FS, or EXDEV (another device). */
@@ -381,25 +419,23 @@ class ModuleDir implements Directory {
  * longer than the scratch data is ENAMETOOLONG there too (`putString`).
  */
 class ModuleRawDir implements RawPathDirectory {
-  constructor(readonly fd: ModuleFd) {}
+  constructor(readonly fd: ModuleFd, private readonly at: ModulePathCalls) {}
+
+  private put(mem: GuestMemory, ptr: number, len: number): number {
+    return putPath(this.fd.t, mem, ptr, len);
+  }
 
   createDirectory(mem: GuestMemory, ptr: number, len: number): void {
-    const t = this.fd.t;
-    const n = putPath(t, mem, ptr, len);
-    check(t.c.path_create_directory(this.fd.memFd, t.at(DATA), n));
+    this.at.createDirectory(this.put(mem, ptr, len));
   }
 
   filestatInto(lookupflags: number, mem: GuestMemory, ptr: number, len: number, statPtr: number): void {
-    const t = this.fd.t;
-    const n = putPath(t, mem, ptr, len);
-    check(t.c.path_filestat_get(this.fd.memFd, lookupflags, t.at(DATA), n, t.at(OUT)));
-    mem.writeWords(statPtr, t.u32, OUT / 4, FILESTAT_WORDS);
+    this.at.filestat(lookupflags, this.put(mem, ptr, len));
+    mem.writeWords(statPtr, this.fd.t.u32, OUT / 4, FILESTAT_WORDS);
   }
 
   setTimes(lookupflags: number, mem: GuestMemory, ptr: number, len: number, atim: bigint, mtim: bigint, fstflags: number): void {
-    const t = this.fd.t;
-    const n = putPath(t, mem, ptr, len);
-    check(t.c.path_filestat_set_times(this.fd.memFd, lookupflags, t.at(DATA), n, atim, mtim, fstflags));
+    this.at.setTimes(lookupflags, this.put(mem, ptr, len), atim, mtim, fstflags);
   }
 
   open(
@@ -412,31 +448,19 @@ class ModuleRawDir implements RawPathDirectory {
     rightsInheriting: bigint,
     fdflags: number,
   ): MemFsDescriptor {
-    const t = this.fd.t;
-    const n = putPath(t, mem, ptr, len);
-    check(t.c.path_open(this.fd.memFd, lookupflags, t.at(DATA), n, oflags, rightsBase, rightsInheriting, fdflags, t.at(OUT)));
-    return new ModuleFd(t, t.u32[OUT / 4]!);
+    return this.at.open(lookupflags, this.put(mem, ptr, len), oflags, rightsBase, rightsInheriting, fdflags);
   }
 
   readlink(mem: GuestMemory, ptr: number, len: number): Uint8Array {
-    const t = this.fd.t;
-    const n = putPath(t, mem, ptr, len);
-    const buf = DATA + n;
-    const room = t.u8.length - buf;
-    check(t.c.path_readlink(this.fd.memFd, t.at(DATA), n, t.at(buf), room, t.at(OUT)));
-    return t.u8.subarray(buf, buf + t.u32[OUT / 4]!);
+    return this.at.readlink(this.put(mem, ptr, len));
   }
 
   removeDirectory(mem: GuestMemory, ptr: number, len: number): void {
-    const t = this.fd.t;
-    const n = putPath(t, mem, ptr, len);
-    check(t.c.path_remove_directory(this.fd.memFd, t.at(DATA), n));
+    this.at.removeDirectory(this.put(mem, ptr, len));
   }
 
   unlinkFile(mem: GuestMemory, ptr: number, len: number): void {
-    const t = this.fd.t;
-    const n = putPath(t, mem, ptr, len);
-    check(t.c.path_unlink_file(this.fd.memFd, t.at(DATA), n));
+    this.at.unlinkFile(this.put(mem, ptr, len));
   }
 }
 
