@@ -29,6 +29,19 @@
 //!   the thread's own stripe;
 //! - a writer never holds a short read guard (same reason).
 //!
+//! Sections (a whole path walk under one increment): a [`Section`] raises the calling thread's
+//! stripe count once and keeps it up while the walk reads several directories with
+//! [`DirLock::read_in`], each after a SeqCst load of that directory's lock word finds no
+//! `WRITER`. Exclusion is the same argument per directory: the increment precedes every later
+//! word load in program order, so for each directory either the reader sees its writer or the
+//! writer sees the increment and waits. Lifetime: an entry leaves a directory's map only under
+//! that directory's write lock, whose writer waits for our stripe; so every `Arc<Inode>` read
+//! from a map during the section keeps that map's reference until the section ends, and the
+//! walk may borrow inodes instead of cloning them (no reference-count traffic). Rules: nothing
+//! inside a section may wait (no `read`, `read_short` or `write` of any lock, only `try_`
+//! acquisitions and loads); when `read_in` finds a writer the caller leaves the section and
+//! takes a path that may wait.
+//!
 //! Checking: under the `shuttle` feature every lock also keeps an occupancy word (a writer
 //! flag and a count of short readers inside) and asserts on entry that a short reader never
 //! meets a writer and a writer never meets anyone; shuttle's scheduler switches threads at
@@ -80,6 +93,37 @@ impl<T> DirLock<T> {
         }
         leave(readers);
         ShortRead::Counted(self.lock.read())
+    }
+
+    /// Opens a section on this lock's stripes (module doc): one increment for a whole walk.
+    #[inline]
+    pub(crate) fn section(&self) -> Section<'_> {
+        let readers = &self.stripes.mine().readers;
+        readers.fetch_add(1, SeqCst);
+        Section {
+            readers,
+            stripes: &self.stripes,
+            #[cfg(feature = "shuttle")]
+            entered: core::cell::RefCell::new(alloc::vec::Vec::new()),
+        }
+    }
+
+    /// The value, read inside `section`; None if a writer holds the lock (then the caller must
+    /// leave the section before it waits for anything) or the section belongs to another `Fs`.
+    #[inline]
+    pub(crate) fn read_in<'s>(&'s self, section: &'s Section<'_>) -> Option<&'s T> {
+        if !core::ptr::eq(&*self.stripes, section.stripes) || self.lock.is_write_locked() {
+            return None;
+        }
+        #[cfg(feature = "shuttle")]
+        {
+            self.occupancy.reader_enters();
+            section.entered.borrow_mut().push(&self.occupancy as *const Occupancy);
+        }
+        // SAFETY: the section's stripe count went up before this load of the word found no
+        // writer: any writer now waits for the section to end before it touches the value, and
+        // the returned borrow cannot outlive the section (module doc).
+        Some(unsafe { self.lock.data_unlocked() })
     }
 
     /// A long read, counted in the lock word (scans; may take leaf locks).
@@ -189,6 +233,30 @@ fn drain(readers: &AtomicU32) {
             continue;
         }
         wait(readers, s | PARKED);
+    }
+}
+
+/// The calling thread's stripe count held up over several directory reads (module doc);
+/// released on drop.
+pub(crate) struct Section<'s> {
+    readers: &'s AtomicU32,
+    stripes: &'s Stripes,
+    /// Shuttle only: the occupancy words entered by `read_in`, left on drop. Raw pointers: the
+    /// locks read in a section outlive it (module doc).
+    #[cfg(feature = "shuttle")]
+    entered: core::cell::RefCell<alloc::vec::Vec<*const Occupancy>>,
+}
+
+impl Drop for Section<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        #[cfg(feature = "shuttle")]
+        for o in self.entered.borrow_mut().drain(..) {
+            // SAFETY: `o` is the occupancy word of a lock read in this section, alive until the
+            // section ends (module doc).
+            unsafe { (*o).reader_leaves() };
+        }
+        leave(self.readers);
     }
 }
 

@@ -20,6 +20,7 @@
 //! it marks, and cleared only by the stamp that covers it (`Fs::stamp_marked`).
 
 use crate::dir::Dir;
+use crate::dir_lock::Section;
 use crate::file::FileData;
 use crate::sync::RwLock;
 use crate::types::{FileType, Filestat, Timestamp};
@@ -106,13 +107,28 @@ impl Inode {
         }
     }
 
+    /// `stat` without waiting, inside a read section (`dir_lock.rs`): None if a writer holds
+    /// the file's data or the directory's entries.
+    pub(crate) fn stat_in(&self, section: &Section<'_>) -> Option<Filestat> {
+        let size = match &self.kind {
+            Kind::File(f) => f.try_read()?.size(),
+            Kind::Dir(d) => d.data.read_in(section)?.len() as u64,
+            Kind::Symlink(t) => t.len() as u64,
+        };
+        Some(self.stat_with_size(size))
+    }
+
     pub(crate) fn stat(&self) -> Filestat {
+        self.stat_with_size(self.size())
+    }
+
+    fn stat_with_size(&self, size: u64) -> Filestat {
         Filestat {
             dev: self.dev,
             ino: self.ino,
             filetype: self.filetype(),
             nlink: self.nlink.load(Relaxed) as u64,
-            size: self.size(),
+            size,
             atim: self.atim.load(Relaxed),
             mtim: self.mtim.load(Relaxed),
             ctim: self.ctim.load(Relaxed),

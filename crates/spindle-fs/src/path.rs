@@ -11,10 +11,22 @@
 //!
 //! Trailing slashes: a path ending in `/` must name a directory (a symlink there is followed).
 //!
+//! Two ways to walk, same answers:
+//! - the *fast walk* ([`resolve`], [`with_found`]) runs the whole path inside one read section
+//!   (`dir_lock.rs`): one stripe increment for the walk, every directory borrowed, no reference
+//!   count touched except the result's. It handles the common case (directories only, `.` and
+//!   `..` within 8 levels, the last component a file, directory or unfollowed symlink) and gives
+//!   up (`None`) on anything else: a writer on a directory on the way, a symlink to follow, a
+//!   missing or non-directory component, any error. Then
+//! - the *walker* ([`Walker`]) decides: it takes a short read per lookup and clones each
+//!   directory it enters, and is the one place that produces errors.
+//!
 //! Thread rules: the walker holds at most one directory read at a time (a short read,
-//! `dir_lock.rs`), only for one lookup, and holds no lock when it returns. Results are therefore snapshots: callers re-check
-//! under the directory write lock before they mutate.
+//! `dir_lock.rs`), only for one lookup; the fast walk holds a section and waits for nothing
+//! inside it; neither holds a lock when it returns. Results are therefore snapshots: callers
+//! re-check under the directory write lock before they mutate.
 
+use crate::dir_lock::Section;
 use crate::errno::{Errno, Result};
 use crate::inode::{Inode, Kind};
 use alloc::borrow::Cow;
@@ -281,10 +293,99 @@ impl<'a> Walker<'a> {
 
 /// Resolves `path` from `base` to an existing node.
 pub(crate) fn resolve_existing(base: &Arc<Inode>, path: &[u8], follow: bool) -> Result<Arc<Inode>> {
-    match Walker::new(base).resolve(path, follow, false)? {
+    match resolve(base, path, follow, false)? {
         Final::Found(i) => Ok(i),
         Final::Missing { .. } => Err(Errno::Noent),
     }
+}
+
+/// Resolves the whole path (as [`Walker::resolve`]): by the fast walk when it can, else by the
+/// walker.
+pub(crate) fn resolve<'a>(base: &'a Arc<Inode>, path: &'a [u8], follow: bool, create: bool) -> Result<Final<'a>> {
+    if let Some(d) = base.as_dir() {
+        let section = d.data.section();
+        let fast = fast_walk(&section, base, path, follow, create).map(|f| match f {
+            Fast::Found(n) => Final::Found(n.clone()),
+            Fast::Missing { dir, name, slash } => {
+                let dir = if core::ptr::eq(dir, base) { Node::Base(base) } else { Node::Owned(dir.clone()) };
+                Final::Missing { dir, name: Cow::Borrowed(name), slash }
+            }
+        });
+        drop(section);
+        if let Some(f) = fast {
+            return Ok(f);
+        }
+    }
+    Walker::new(base).resolve(path, follow, create)
+}
+
+/// Runs `f` on the existing node `path` names, inside the fast walk's section (so `f` must not
+/// wait: loads and `try_` locks only). None when the fast walk gives up or `f` does: then the
+/// caller resolves with [`resolve_existing`] and does the work outside.
+pub(crate) fn with_found<R>(base: &Arc<Inode>, path: &[u8], follow: bool, f: impl FnOnce(&Inode, &Section<'_>) -> Option<R>) -> Option<R> {
+    let section = base.as_dir()?.data.section();
+    match fast_walk(&section, base, path, follow, false)? {
+        Fast::Found(n) => f(n, &section),
+        Fast::Missing { .. } => None,
+    }
+}
+
+/// What the fast walk found, borrowed for the section's life (`'s`) and the path's (`'p`).
+enum Fast<'s, 'p> {
+    Found(&'s Arc<Inode>),
+    Missing { dir: &'s Arc<Inode>, name: &'p [u8], slash: bool },
+}
+
+/// Directories the fast walk keeps for `..` (deeper walks take the walker).
+const FAST_DEPTH: usize = 8;
+
+/// The fast walk (module doc): the same answer as [`Walker::resolve`] when it gives one.
+fn fast_walk<'s, 'p>(section: &'s Section<'_>, base: &'s Arc<Inode>, path: &'p [u8], follow: bool, create: bool) -> Option<Fast<'s, 'p>> {
+    check_path(path).ok()?;
+    let (dirs, last, slash) = split_last(path);
+    let mut chain: [&Arc<Inode>; FAST_DEPTH] = [base; FAST_DEPTH];
+    let mut depth: usize = 0;
+    let mut cur = base;
+    for name in dirs.split(|&b| b == b'/') {
+        match name {
+            b"" | b"." => {}
+            b".." => {
+                depth = depth.checked_sub(1)?;
+                cur = chain[depth];
+            }
+            _ => {
+                let child = fast_lookup(section, cur, name)??;
+                if !child.is_dir() || depth == FAST_DEPTH {
+                    return None;
+                }
+                chain[depth] = cur;
+                depth += 1;
+                cur = child;
+            }
+        }
+    }
+    if matches!(last, b"" | b"." | b"..") || (create && slash) {
+        return None;
+    }
+    let Some(child) = fast_lookup(section, cur, last)? else {
+        return Some(Fast::Missing { dir: cur, name: last, slash });
+    };
+    match child.kind {
+        Kind::Symlink(_) if follow || slash => None,
+        Kind::Dir(_) => Some(Fast::Found(child)),
+        _ if slash => None,
+        _ => Some(Fast::Found(child)),
+    }
+}
+
+/// `name` in directory `dir`, read inside the section: None to give up (a writer holds the
+/// directory, or the name is too long), `Some(None)` if the name is not there.
+#[inline]
+fn fast_lookup<'s>(section: &'s Section<'_>, dir: &'s Inode, name: &[u8]) -> Option<Option<&'s Arc<Inode>>> {
+    if name.len() > NAME_MAX {
+        return None;
+    }
+    Some(dir.as_dir()?.data.read_in(section)?.get(name))
 }
 
 #[cfg(test)]

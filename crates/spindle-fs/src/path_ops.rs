@@ -11,7 +11,7 @@ use crate::fs::{Fs, LINK_MODE};
 use crate::dir::DirData;
 use crate::inode::{Inode, Kind};
 use crate::dir_lock::DirWriteGuard;
-use crate::path::{resolve_existing, Final, Walker};
+use crate::path::{resolve, resolve_existing, with_found, Final, Walker};
 use crate::types::*;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering::Relaxed;
@@ -56,7 +56,7 @@ impl Fs {
         // Retried when a name resolution saw missing was created by another thread before we
         // locked its directory: the new node then goes through the checks of an existing one.
         let node = loop {
-            match Walker::new(&base.inode).resolve(path, follow, creat)? {
+            match resolve(&base.inode, path, follow, creat)? {
                 Final::Found(n) => {
                     if excl {
                         return Err(Errno::Exist);
@@ -270,7 +270,15 @@ impl Fs {
     /// `path_filestat_get`.
     pub fn path_filestat_get(&self, fd: Fd, lookupflags: u32, path: &[u8]) -> Result<Filestat> {
         let follow = lookupflags & lookupflags::SYMLINK_FOLLOW != 0;
-        let n = resolve_existing(&self.dir_file(fd, rights::PATH_FILESTAT_GET)?.inode, path, follow)?;
+        let base = self.dir_file(fd, rights::PATH_FILESTAT_GET)?;
+        // In the fast walk's section: no reference count, no lock that waits (`path.rs`).
+        if let Some(st) = with_found(&base.inode, path, follow, |n, section| {
+            self.stamp_marked(n);
+            n.stat_in(section)
+        }) {
+            return Ok(st);
+        }
+        let n = resolve_existing(&base.inode, path, follow)?;
         self.stamp_marked(&n);
         Ok(n.stat())
     }

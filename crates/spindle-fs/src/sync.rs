@@ -70,6 +70,17 @@ impl<T: ?Sized> RwLock<T> {
         ReadGuard { lock: self }
     }
 
+    /// A read lock if one can be had without waiting (for code that must not wait, such as
+    /// `dir_lock.rs`'s sections).
+    #[inline]
+    pub(crate) fn try_read(&self) -> Option<ReadGuard<'_, T>> {
+        let s = self.state.load(Relaxed);
+        if s & WRITER != 0 || s & READERS >= READERS - 1 || self.state.compare_exchange(s, s + 1, Acquire, Relaxed).is_err() {
+            return None;
+        }
+        Some(ReadGuard { lock: self })
+    }
+
     #[inline]
     pub(crate) fn write(&self) -> WriteGuard<'_, T> {
         if self.state.compare_exchange_weak(0, WRITER, Acquire, Relaxed).is_err() {
