@@ -18,7 +18,7 @@
 //! Layout (one file per concept): `errno` (the error enum), `types` (WASI constants and
 //! structs), `sync` (the lock and the platform wait), `stripes` (per-thread
 //! state without TLS), `dir_lock` (the directory lock: readers write only their stripe), `inode`, `file` (chunked contents), `dir`
-//! (entries and readdir cookies), `fd_table` (process-wide, per-slot locks, pinned preopens),
+//! (entries and readdir cookies), `dir_index` (a directory's name hash table), `fd_table` (process-wide, per-slot locks, pinned preopens),
 //! `path` (confined resolution), `mount`, `backend` (the trait for non-memory storage), `fs`
 //! (the `Fs` value, fd calls, **the lock order**), `path_ops` (path calls), `rename`, `tar`
 //! (snapshots), `check` (the invariant scanner used by tests and the fuzzer).
@@ -66,6 +66,7 @@ extern crate std;
 pub mod backend;
 mod check;
 mod dir;
+mod dir_index;
 mod dir_lock;
 mod errno;
 mod fd_table;
