@@ -338,8 +338,8 @@ impl FdTable {
     /// exist, else the first from `first` (growing the table only if none is free).
     fn reserve(&self) -> Result<(usize, &Slot)> {
         let hint = &self.stripes.mine().fd_hint;
-        let mut i = hint.load(Relaxed).max(self.first);
-        let mut wrapped = i == self.first;
+        let start = hint.load(Relaxed).max(self.first);
+        let (mut i, mut wrapped) = (start, start == self.first);
         loop {
             let s = match self.slot(i) {
                 Some(s) => s,
@@ -354,7 +354,12 @@ impl FdTable {
                 }
             };
             if !s.used.load(Relaxed) && s.used.compare_exchange(false, true, Acquire, Relaxed).is_ok() {
-                hint.store(i + 1, Relaxed);
+                // The hint moves only past numbers found taken: the next search skips `i` with
+                // one load, and a thread that closes what it opened writes no hint at all (an
+                // atomic store is a locked instruction on wasm in V8).
+                if i != start {
+                    hint.store(i + 1, Relaxed);
+                }
                 return Ok((i, s));
             }
             i += 1;
