@@ -26,8 +26,9 @@
 //!    `parent` pointer, the mount table's backend list.
 //!
 //! Why the slot locks cannot deadlock: a thread waits for a slot lock only while it holds no
-//! lock at all, or (in `fd_renumber`) only the lower-numbered slot's, so slot locks are taken
-//! in ascending order and only at the start of a call. A slot lock is taken before the file's
+//! lock at all (at the start of an fd call, in `fd_close`, at the end of `path_open`), or in
+//! `fd_renumber` only the lower-numbered slot's, so slot locks are taken in ascending order
+//! and no slot lock waits behind another. A slot lock is taken before the file's
 //! data lock (or the directory's read lock), and nothing that holds a data or directory lock
 //! ever waits for a slot lock: path calls and renames have released the dirfd's slot lock
 //! before they walk, and `path_open` inserts only after releasing every directory and data
