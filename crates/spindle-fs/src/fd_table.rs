@@ -1,4 +1,4 @@
-//! The process-wide file descriptor table and the open-file descriptions it points to.
+//! The process-wide file descriptor table and the open-file descriptions it holds.
 //!
 //! POSIX fds are per process, so one table serves every thread: an fd opened on one thread is
 //! usable on all. The table is built so that threads working on their own fds share no written
@@ -13,23 +13,42 @@
 //! POSIX's lowest free number (its stripe's hint drops on every close; this holds while its
 //! calls map to one stripe, i.e. stay in one 64 KiB window of its stack, see `stripes.rs`);
 //! with several threads numbers are not lowest-first, which WASI does not require.
+//!
+//! Descriptions live inline in their slot: WASI preview1 has no `dup`, so a description is
+//! reachable through exactly one fd (`fd_renumber` moves it), and the slot's lock protects it.
+//! An fd call holds that lock for its whole duration instead of taking a reference: a read lock
+//! ([`FdShared`]) for calls that leave the offset alone, the write lock ([`FdExclusive`]) for
+//! calls that use or move it (`fd_read`, `fd_write`, `fd_seek`) or change flags or rights. So
+//! opening allocates nothing, and an fd call costs the lock and its release: on wasm in V8 every
+//! atomic read-modify-write or store is a locked instruction (~20 cycles), atomic loads are
+//! plain loads.
+//!
 //! Preopened directories, which every path call of every thread goes through, are *pinned*:
-//! their description is read through one atomic pointer load, with no lock and no reference
-//! count traffic. A pinned description is freed with the table; if its fd is closed earlier it
-//! moves to a graveyard freed with the table (a racing reader may still hold it; preopens are
-//! closed rarely, so the graveyard stays small).
+//! their description is boxed and read through one atomic pointer load, with no lock and no
+//! reference count traffic ([`FdTable::inode`]). A pinned description is freed with the table;
+//! if its fd is closed earlier it moves to a graveyard freed with the table (a racing reader may
+//! still hold it; preopens are closed rarely, so the graveyard stays small).
 //!
 //! Invariants: numbers below `first` are never handed out (the shim keeps 0..=2 for stdio);
 //! a slot's `used` flag is set while its number is reserved or open; `pinned` is non-null only
 //! while the slot's entry is `Pinned` with that pointer; a stripe's `fd_hint` is a hint only.
+//! An entry's offset changes only under its slot's write lock. A description's flags and rights
+//! are atomics only because a pinned one is read without the lock; they too change only under
+//! the slot's write lock, and nothing else of a description changes after it is made.
 //!
-//! Thread rules: a slot lock is a leaf lock; `renumber` locks two slots, the lower number first.
-//! No `OpenFile` is dropped under a slot lock (drops happen after the guard is released).
+//! Thread rules (the lock order is stated in `fs.rs`): an fd call holds at most one slot lock
+//! and takes no other slot lock while it holds it; it may take its file's data lock under it.
+//! `remove` takes one slot write lock holding nothing; `renumber` takes two slot write locks,
+//! the lower number first, holding nothing else; `insert` reserves a free number (CAS on
+//! `used`) and write-locks that slot holding nothing. [`FdTable::inode`] holds a slot read lock
+//! only to clone the inode reference, so path walks hold no slot lock. Under a slot lock only
+//! the graveyard's leaf lock is taken by the table itself. No description is dropped under a
+//! slot lock (`remove`/`renumber` hand it to the caller, who drops it after the guard is gone).
 
 use crate::errno::{Errno, Result};
 use crate::inode::Inode;
 use crate::stripes::Stripes;
-use crate::sync::{Mutex, RwLock};
+use crate::sync::{Mutex, ReadGuard, RwLock, WriteGuard};
 use crate::types::{fdflags, Fd};
 use alloc::boxed::Box;
 use alloc::sync::Arc;
@@ -43,12 +62,11 @@ const SEGS: usize = 14;
 /// Largest number of simultaneously open fds (64 * (2^14 - 1)).
 pub(crate) const MAX_FDS: usize = SEG0 * ((1 << SEGS) - 1);
 
-/// An open file description: what `path_open` produced, shared by renumbered fds.
+/// An open file description: what `path_open` or `preopen` produced. Its offset is kept beside
+/// it in the slot (`Entry`), so a pinned description is never written but through atomics.
 pub(crate) struct OpenFile {
     pub(crate) inode: Arc<Inode>,
-    /// The file offset; also serializes `fd_read`/`fd_write` on this description (as Linux's
-    /// f_pos_lock does). Lock order: before the file's data lock.
-    pub(crate) pos: Mutex<u64>,
+    /// Changed only under the slot's write lock (module doc).
     pub(crate) flags: AtomicU16,
     pub(crate) rights_base: AtomicU64,
     pub(crate) rights_inheriting: AtomicU64,
@@ -63,7 +81,6 @@ impl OpenFile {
     pub(crate) fn new(inode: Arc<Inode>, readable: bool, writable: bool, flags: u16, base: u64, inh: u64) -> OpenFile {
         OpenFile {
             inode,
-            pos: Mutex::new(0),
             flags: AtomicU16::new(flags),
             rights_base: AtomicU64::new(base),
             rights_inheriting: AtomicU64::new(inh),
@@ -89,28 +106,100 @@ impl OpenFile {
     }
 }
 
-/// A borrowed or shared open file, as `get` returns it.
-pub(crate) enum FileRef<'t> {
-    Pinned(&'t OpenFile),
-    Shared(Arc<OpenFile>),
+enum Entry {
+    Empty,
+    /// A description owned by the slot, and its offset.
+    Open { file: OpenFile, pos: u64 },
+    /// A preopen's description (from `Box::into_raw`, owned by the table, see the module doc)
+    /// and its offset, which lives here so that the shared description is never written.
+    Pinned { file: *mut OpenFile, pos: u64 },
 }
 
-impl Deref for FileRef<'_> {
+impl Entry {
+    #[inline]
+    fn file(&self) -> Option<&OpenFile> {
+        match self {
+            Entry::Open { file, .. } => Some(file),
+            // SAFETY: a pinned description is freed only with the table (module doc).
+            Entry::Pinned { file, .. } => Some(unsafe { &**file }),
+            Entry::Empty => None,
+        }
+    }
+
+    #[inline]
+    fn pos(&self) -> u64 {
+        match self {
+            Entry::Open { pos, .. } | Entry::Pinned { pos, .. } => *pos,
+            Entry::Empty => unreachable!("an fd guard is made only for an open slot"),
+        }
+    }
+
+    #[inline]
+    fn open_file(&self) -> &OpenFile {
+        self.file().expect("an fd guard is made only for an open slot")
+    }
+}
+
+/// An open fd read-locked for one call: nobody moves its offset, changes its flags or rights,
+/// renumbers or closes it while this lives (a close waits for it).
+pub(crate) struct FdShared<'t>(ReadGuard<'t, Entry>);
+
+impl FdShared<'_> {
+    /// The fd's offset.
+    #[inline]
+    pub(crate) fn pos(&self) -> u64 {
+        self.0.pos()
+    }
+}
+
+impl Deref for FdShared<'_> {
     type Target = OpenFile;
     #[inline]
     fn deref(&self) -> &OpenFile {
-        match self {
-            FileRef::Pinned(f) => f,
-            FileRef::Shared(f) => f,
+        self.0.open_file()
+    }
+}
+
+/// An open fd write-locked for one call: the only user of its description and offset.
+pub(crate) struct FdExclusive<'t>(WriteGuard<'t, Entry>);
+
+impl FdExclusive<'_> {
+    /// The description and its offset, to move.
+    #[inline]
+    pub(crate) fn parts(&mut self) -> (&OpenFile, &mut u64) {
+        match &mut *self.0 {
+            Entry::Open { file, pos } => (file, pos),
+            // SAFETY: a pinned description is freed only with the table (module doc).
+            Entry::Pinned { file, pos } => (unsafe { &**file }, pos),
+            Entry::Empty => unreachable!("an fd guard is made only for an open slot"),
         }
     }
 }
 
-enum Entry {
-    Empty,
-    Shared(Arc<OpenFile>),
-    /// From `Box::into_raw`; owned by the table (see the module doc).
-    Pinned(*mut OpenFile),
+impl Deref for FdExclusive<'_> {
+    type Target = OpenFile;
+    #[inline]
+    fn deref(&self) -> &OpenFile {
+        self.0.open_file()
+    }
+}
+
+/// An fd's inode, held without any slot lock: borrowed from a pinned description, or a
+/// reference counted one taken under a brief read lock.
+pub(crate) enum InodeRef<'t> {
+    Pinned(&'t Arc<Inode>),
+    Counted(Arc<Inode>),
+}
+
+impl Deref for InodeRef<'_> {
+    type Target = Arc<Inode>;
+    #[inline]
+    fn deref(&self) -> &Arc<Inode> {
+        match self {
+            InodeRef::Pinned(i) => i,
+            InodeRef::Counted(i) => i,
+        }
+    }
 }
 
 /// One fd number. Alone on its cache line: neighbouring numbers are often other threads' fds.
@@ -135,7 +224,7 @@ unsafe impl Sync for Grave {}
 
 /// What a removed slot held, to be dropped by the caller after the slot lock is released.
 pub(crate) enum Removed {
-    Shared(Arc<OpenFile>),
+    Open(OpenFile),
     /// A pinned description, now in the graveyard.
     Buried,
 }
@@ -144,7 +233,7 @@ impl Removed {
     /// The description, unless it was a preopen's (those are never written).
     pub(crate) fn file(&self) -> Option<&OpenFile> {
         match self {
-            Removed::Shared(f) => Some(f),
+            Removed::Open(f) => Some(f),
             Removed::Buried => None,
         }
     }
@@ -205,28 +294,52 @@ impl FdTable {
         }
     }
 
+    /// `fd` read-locked for one call that leaves its offset alone (EBADF if not open).
     #[inline]
-    pub(crate) fn get(&self, fd: Fd) -> Result<FileRef<'_>> {
+    pub(crate) fn read(&self, fd: Fd) -> Result<FdShared<'_>> {
+        let g = self.slot(fd as usize).ok_or(Errno::Badf)?.entry.read();
+        if matches!(*g, Entry::Empty) {
+            return Err(Errno::Badf);
+        }
+        Ok(FdShared(g))
+    }
+
+    /// `fd` write-locked for one call that uses or moves its offset, or changes its flags or
+    /// rights (EBADF if not open).
+    #[inline]
+    pub(crate) fn write(&self, fd: Fd) -> Result<FdExclusive<'_>> {
+        let g = self.slot(fd as usize).ok_or(Errno::Badf)?.entry.write();
+        if matches!(*g, Entry::Empty) {
+            return Err(Errno::Badf);
+        }
+        Ok(FdExclusive(g))
+    }
+
+    /// The inode of `fd` once `check` has accepted its description; no slot lock is held on
+    /// return. A pinned description costs one atomic load; any other a brief read lock and a
+    /// reference count increment.
+    #[inline]
+    pub(crate) fn inode(&self, fd: Fd, check: impl FnOnce(&OpenFile) -> Result<()>) -> Result<InodeRef<'_>> {
         let s = self.slot(fd as usize).ok_or(Errno::Badf)?;
         let p = s.pinned.load(Acquire);
         if !p.is_null() {
             // SAFETY: a pinned description is freed only with the table (module doc).
-            return Ok(FileRef::Pinned(unsafe { &*p }));
+            let f = unsafe { &*p };
+            check(f)?;
+            return Ok(InodeRef::Pinned(&f.inode));
         }
-        match &*s.entry.read() {
-            Entry::Shared(f) => Ok(FileRef::Shared(f.clone())),
-            // SAFETY: as above.
-            Entry::Pinned(p) => Ok(FileRef::Pinned(unsafe { &**p })),
-            Entry::Empty => Err(Errno::Badf),
-        }
+        let g = s.entry.read();
+        let f = g.file().ok_or(Errno::Badf)?;
+        check(f)?;
+        Ok(InodeRef::Counted(f.inode.clone()))
     }
 
     /// Claims a free number: the first at or above the stripe's hint in the segments that
     /// exist, else the first from `first` (growing the table only if none is free).
     fn reserve(&self) -> Result<(usize, &Slot)> {
         let hint = &self.stripes.mine().fd_hint;
-        let mut i = hint.load(Relaxed).max(self.first);
-        let mut wrapped = i == self.first;
+        let start = hint.load(Relaxed).max(self.first);
+        let (mut i, mut wrapped) = (start, start == self.first);
         loop {
             let s = match self.slot(i) {
                 Some(s) => s,
@@ -241,7 +354,12 @@ impl FdTable {
                 }
             };
             if !s.used.load(Relaxed) && s.used.compare_exchange(false, true, Acquire, Relaxed).is_ok() {
-                hint.store(i + 1, Relaxed);
+                // The hint moves only past numbers found taken: the next search skips `i` with
+                // one load, and a thread that closes what it opened writes no hint at all (an
+                // atomic store is a locked instruction on wasm in V8).
+                if i != start {
+                    hint.store(i + 1, Relaxed);
+                }
                 return Ok((i, s));
             }
             i += 1;
@@ -257,9 +375,10 @@ impl FdTable {
         }
     }
 
-    pub(crate) fn insert(&self, file: Arc<OpenFile>) -> Result<Fd> {
+    /// Opens a new fd on `file` (offset 0). Holds no lock but the new slot's.
+    pub(crate) fn insert(&self, file: OpenFile) -> Result<Fd> {
         let (i, s) = self.reserve()?;
-        *s.entry.write() = Entry::Shared(file);
+        *s.entry.write() = Entry::Open { file, pos: 0 };
         Ok(i as Fd)
     }
 
@@ -267,7 +386,7 @@ impl FdTable {
     pub(crate) fn insert_pinned(&self, file: OpenFile) -> Result<Fd> {
         let (i, s) = self.reserve()?;
         let p = Box::into_raw(Box::new(file));
-        *s.entry.write() = Entry::Pinned(p);
+        *s.entry.write() = Entry::Pinned { file: p, pos: 0 };
         s.pinned.store(p, Release);
         Ok(i as Fd)
     }
@@ -275,16 +394,17 @@ impl FdTable {
     fn take(&self, s: &Slot, e: &mut Entry) -> Result<Removed> {
         match core::mem::replace(e, Entry::Empty) {
             Entry::Empty => Err(Errno::Badf),
-            Entry::Shared(f) => Ok(Removed::Shared(f)),
-            Entry::Pinned(p) => {
+            Entry::Open { file, .. } => Ok(Removed::Open(file)),
+            Entry::Pinned { file, .. } => {
                 s.pinned.store(ptr::null_mut(), Release);
-                self.graveyard.lock().push(Grave(p));
+                self.graveyard.lock().push(Grave(file));
                 Ok(Removed::Buried)
             }
         }
     }
 
-    /// Removes `fd`; the caller drops the result after this returns.
+    /// Removes `fd`, after any call still using it has returned; the caller drops the result
+    /// after this returns.
     pub(crate) fn remove(&self, fd: Fd) -> Result<Removed> {
         let s = self.slot(fd as usize).ok_or(Errno::Badf)?;
         let r = self.take(s, &mut s.entry.write())?;
@@ -293,7 +413,8 @@ impl FdTable {
         Ok(r)
     }
 
-    /// `fd_renumber`: both must be open; `to` is closed and replaced by `from`.
+    /// `fd_renumber`: both must be open; `to` is closed and `from`'s description, with its
+    /// offset, moves to `to`.
     pub(crate) fn renumber(&self, from: Fd, to: Fd) -> Result<Option<Removed>> {
         let a = self.slot(from as usize).ok_or(Errno::Badf)?;
         let b = self.slot(to as usize).ok_or(Errno::Badf)?;
@@ -316,9 +437,9 @@ impl FdTable {
         }
         let old = self.take(b, &mut gb)?;
         let moved = core::mem::replace(&mut *ga, Entry::Empty);
-        if let Entry::Pinned(p) = moved {
+        if let Entry::Pinned { file, .. } = moved {
             a.pinned.store(ptr::null_mut(), Release);
-            b.pinned.store(p, Release);
+            b.pinned.store(file, Release);
         }
         *gb = moved;
         drop((ga, gb));
@@ -358,9 +479,9 @@ impl Drop for FdTable {
             // means no reader is left.
             let slots = unsafe { Box::from_raw(ptr::slice_from_raw_parts_mut(p, SEG0 << seg)) };
             for s in slots.iter() {
-                if let Entry::Pinned(f) = core::mem::replace(&mut *s.entry.write(), Entry::Empty) {
+                if let Entry::Pinned { file, .. } = core::mem::replace(&mut *s.entry.write(), Entry::Empty) {
                     // SAFETY: pinned descriptions come from Box::into_raw and are freed only here.
-                    drop(unsafe { Box::from_raw(f) });
+                    drop(unsafe { Box::from_raw(file) });
                 }
             }
         }

@@ -3,19 +3,37 @@
 //!
 //! # Lock order (the only statement of it; every module follows it)
 //!
-//! 1. `Fs::rename_lock` — taken only by a rename between two different directories (as Linux's
+//! 1. An fd's slot lock (`fd_table.rs`), held by an `fd_*` call for its whole duration: read
+//!    for calls that leave the offset alone, write for those that use or move it (`fd_read`,
+//!    `fd_write`, `fd_seek`) and for flag and right changes. An fd call holds at most one slot
+//!    lock and takes no other slot lock under it; `fd_close` takes one slot write lock holding
+//!    nothing else; `fd_renumber` takes two, the lower number first, holding nothing else;
+//!    `path_open` reserves its new slot (a CAS on the slot's `used` flag) and write-locks it
+//!    holding nothing else. Path calls hold no slot lock while they walk (`dir_file` returns
+//!    the directory's inode, not a guard).
+//! 2. `Fs::rename_lock` — taken only by a rename between two different directories (as Linux's
 //!    `s_vfs_rename_mutex`). While it is held no directory changes its parent, so the ancestry
-//!    used in step 2 is stable.
-//! 2. Directory `data` locks (`dir.rs`, `dir_lock.rs`): an ancestor before its descendants; two
+//!    used in step 3 is stable.
+//! 3. Directory `data` locks (`dir.rs`, `dir_lock.rs`): an ancestor before its descendants; two
 //!    unrelated directories in ascending inode number. Path resolution holds at most one
 //!    directory read at a time, a *short read* (it writes only the thread's stripe, not the
 //!    lock word), and none when it returns. A short read is a leaf: nothing is locked or waited
 //!    for while it is held, above all no directory write lock (a writer waits until every
-//!    stripe's short readers have left, its own thread's included).
-//! 3. An open file's position lock (`OpenFile::pos`).
+//!    stripe's short readers have left, its own thread's included). `fd_readdir` takes a
+//!    (counted) read under its slot lock.
 //! 4. A regular file's data lock (`Kind::File`).
-//! 5. Leaf locks, under which nothing else is taken: the fd table, a directory's `parent`
-//!    pointer, the mount table's backend list.
+//! 5. Leaf locks, under which nothing else is taken: the fd table's graveyard, a directory's
+//!    `parent` pointer, the mount table's backend list.
+//!
+//! Why the slot locks cannot deadlock: a thread waits for a slot lock only while it holds no
+//! lock at all (at the start of an fd call, in `fd_close`, at the end of `path_open`), or in
+//! `fd_renumber` only the lower-numbered slot's, so slot locks are taken in ascending order
+//! and no slot lock waits behind another. A slot lock is taken before the file's
+//! data lock (or the directory's read lock), and nothing that holds a data or directory lock
+//! ever waits for a slot lock: path calls and renames have released the dirfd's slot lock
+//! before they walk, and `path_open` inserts only after releasing every directory and data
+//! lock. So no cycle of waits can form. Readers of one slot never wait for a waiting writer
+//! (`sync.rs`), so a read lock may even be taken twice by one thread.
 //!
 //! Shared counters that every thread would write (fd search hints, inode numbers, directory
 //! reader counts) live in per-thread stripes instead (`stripes.rs`), so threads on their own
@@ -26,14 +44,16 @@
 //! backend or the clock... except the clock, which must be a plain non-blocking function.
 //!
 //! # Concurrency guarantees
-//! Reads and preads of one file run in parallel; writes to one file are serialized (so each
-//! `fd_write` with O_APPEND lands whole, after every earlier one); rename replaces its target
+//! Reads and preads of one file run in parallel, except that `fd_read`s of one fd are
+//! serialized (each gets distinct bytes); writes to one file are serialized (so each
+//! `fd_write` with O_APPEND lands whole, after every earlier one); a close of an fd waits for
+//! the calls using it to return (later calls get EBADF); rename replaces its target
 //! atomically (a lookup sees the old or the new entry, never neither); an unlinked file lives
 //! while any fd refers to it.
 
 use crate::dir::Dir;
 use crate::errno::{Errno, Result};
-use crate::fd_table::{FdTable, FileRef, OpenFile};
+use crate::fd_table::{FdExclusive, FdShared, FdTable, OpenFile};
 use crate::file::FileData;
 use crate::inode::{Inode, Kind};
 use crate::mount::MountTable;
@@ -213,9 +233,16 @@ impl Fs {
 
     // ---- fd table ------------------------------------------------------------------------
 
+    /// `fd` read-locked for a call that leaves its offset alone (see the lock order).
     #[inline]
-    pub(crate) fn file(&self, fd: Fd) -> Result<FileRef<'_>> {
-        self.fds.get(fd)
+    pub(crate) fn file(&self, fd: Fd) -> Result<FdShared<'_>> {
+        self.fds.read(fd)
+    }
+
+    /// `fd` write-locked for a call that uses or moves its offset or changes its flags.
+    #[inline]
+    fn file_mut(&self, fd: Fd) -> Result<FdExclusive<'_>> {
+        self.fds.write(fd)
     }
 
     /// Stamps mtime and ctime of `node` if a change marked them (`inode.rs`): one clock read
@@ -274,9 +301,9 @@ impl Fs {
 
     /// `fd_read`: reads at the fd's offset into `bufs` and advances it.
     pub fn fd_read(&self, fd: Fd, bufs: &mut [IoSliceMut<'_>]) -> Result<usize> {
-        let f = self.file(fd)?;
-        let data = readable_file(&f)?;
-        let mut pos = f.pos.lock();
+        let mut g = self.file_mut(fd)?;
+        let (f, pos) = g.parts();
+        let data = readable_file(f)?;
         let n = data.read().read_at(*pos, bufs);
         *pos += n as u64;
         Ok(n)
@@ -295,15 +322,14 @@ impl Fs {
 
     /// `fd_write`: writes at the fd's offset (at the end, atomically, with O_APPEND).
     pub fn fd_write(&self, fd: Fd, bufs: &[IoSlice<'_>]) -> Result<usize> {
-        let f = self.file(fd)?;
-        let data = writable_file(&f)?;
-        let mut pos = f.pos.lock();
+        let mut g = self.file_mut(fd)?;
+        let (f, pos) = g.parts();
+        let data = writable_file(f)?;
         let mut d = data.write();
         let at = if f.append() { d.size() } else { *pos };
         let n = d.write_at(at, bufs)?;
         drop(d);
         *pos = at + n as u64;
-        drop(pos);
         if n > 0 {
             f.inode.mark_modified();
         }
@@ -330,9 +356,9 @@ impl Fs {
 
     /// `fd_seek`: returns the new offset.
     pub fn fd_seek(&self, fd: Fd, offset: i64, whence: Whence) -> Result<u64> {
-        let f = self.file(fd)?;
+        let mut g = self.file_mut(fd)?;
+        let (f, pos) = g.parts();
         f.require(if offset == 0 && whence == Whence::Cur { rights::FD_TELL } else { rights::FD_SEEK })?;
-        let mut pos = f.pos.lock();
         let base = match whence {
             Whence::Set => 0,
             Whence::Cur => *pos as i64,
@@ -354,8 +380,7 @@ impl Fs {
     pub fn fd_tell(&self, fd: Fd) -> Result<u64> {
         let f = self.file(fd)?;
         f.require(rights::FD_TELL)?;
-        let pos = *f.pos.lock();
-        Ok(pos)
+        Ok(f.pos())
     }
 
     /// `fd_sync` / `fd_datasync`: memory is always in sync.
@@ -461,7 +486,7 @@ impl Fs {
 
     /// `fd_fdstat_set_flags`: APPEND and NONBLOCK can change; the sync flags cannot (ENOTSUP).
     pub fn fd_fdstat_set_flags(&self, fd: Fd, flags: u16) -> Result<()> {
-        let f = self.file(fd)?;
+        let f = self.file_mut(fd)?;
         f.require(rights::FD_FDSTAT_SET_FLAGS)?;
         if flags & !(fdflags::APPEND | fdflags::NONBLOCK) != 0 {
             return Err(Errno::Notsup);
@@ -472,7 +497,7 @@ impl Fs {
 
     /// `fd_fdstat_set_rights`: rights may only shrink (ENOTCAPABLE otherwise).
     pub fn fd_fdstat_set_rights(&self, fd: Fd, base: u64, inheriting: u64) -> Result<()> {
-        let f = self.file(fd)?;
+        let f = self.file_mut(fd)?;
         let (b, i) = (f.rights_base.load(Relaxed), f.rights_inheriting.load(Relaxed));
         if base & !b != 0 || inheriting & !i != 0 {
             return Err(Errno::Notcapable);

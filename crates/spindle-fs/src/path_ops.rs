@@ -6,7 +6,7 @@
 //! release. Link counts and the directory's `subdirs` change only under that lock.
 
 use crate::errno::{Errno, Result};
-use crate::fd_table::{FileRef, OpenFile};
+use crate::fd_table::{InodeRef, OpenFile};
 use crate::fs::{Fs, LINK_MODE};
 use crate::dir::DirData;
 use crate::inode::{Inode, Kind};
@@ -17,14 +17,16 @@ use alloc::sync::Arc;
 use core::sync::atomic::Ordering::Relaxed;
 
 impl Fs {
-    /// The open directory `fd`, which must hold the rights `need`.
-    pub(crate) fn dir_file(&self, fd: Fd, need: u64) -> Result<FileRef<'_>> {
-        let f = self.file(fd)?;
-        if !f.inode.is_dir() {
-            return Err(Errno::Notdir);
-        }
-        f.require(need)?;
-        Ok(f)
+    /// The inode of the open directory `fd`, which must hold the rights `need`. No slot lock
+    /// is held on return, so a walk from it holds none (lock order in `fs.rs`).
+    #[inline]
+    pub(crate) fn dir_file(&self, fd: Fd, need: u64) -> Result<InodeRef<'_>> {
+        self.fds.inode(fd, |f| {
+            if !f.inode.is_dir() {
+                return Err(Errno::Notdir);
+            }
+            f.require(need)
+        })
     }
 
     /// `path_open`. The effective access mode is computed first (rights that read, rights that
@@ -56,7 +58,7 @@ impl Fs {
         // Retried when a name resolution saw missing was created by another thread before we
         // locked its directory: the new node then goes through the checks of an existing one.
         let node = loop {
-            match resolve(&base.inode, path, follow, creat)? {
+            match resolve(&base, path, follow, creat)? {
                 Final::Found(n) => {
                     if excl {
                         return Err(Errno::Exist);
@@ -96,7 +98,7 @@ impl Fs {
             }
         }
         let of = OpenFile::new(node, readable, writable, fdflags, rights_base & rights::ALL, rights_inheriting & rights::ALL);
-        self.fds.insert(Arc::new(of))
+        self.fds.insert(of)
     }
 
     /// Creates a regular file `name` in `dir`; None if the name exists by now.
@@ -120,7 +122,7 @@ impl Fs {
     /// `path_create_directory`.
     pub fn path_create_directory(&self, fd: Fd, path: &[u8]) -> Result<()> {
         let base = self.dir_file(fd, rights::PATH_CREATE_DIRECTORY)?;
-        let p = Walker::new(&base.inode).parent(path)?;
+        let p = Walker::new(&base).parent(path)?;
         if p.name == b"." || p.name == b".." {
             return Err(Errno::Exist);
         }
@@ -139,7 +141,7 @@ impl Fs {
     /// `path_remove_directory`.
     pub fn path_remove_directory(&self, fd: Fd, path: &[u8]) -> Result<()> {
         let base = self.dir_file(fd, rights::PATH_REMOVE_DIRECTORY)?;
-        let p = Walker::new(&base.inode).parent(path)?;
+        let p = Walker::new(&base).parent(path)?;
         match p.name {
             b"." => return Err(Errno::Inval),
             b".." => return Err(Errno::Notempty),
@@ -173,7 +175,7 @@ impl Fs {
     /// `path_unlink_file`: removes a file or symlink entry. An open file stays usable.
     pub fn path_unlink_file(&self, fd: Fd, path: &[u8]) -> Result<()> {
         let base = self.dir_file(fd, rights::PATH_UNLINK_FILE)?;
-        let p = Walker::new(&base.inode).parent(path)?;
+        let p = Walker::new(&base).parent(path)?;
         if p.name == b"." || p.name == b".." {
             return Err(Errno::Isdir);
         }
@@ -199,9 +201,9 @@ impl Fs {
     /// `path_link`: a new name `new_path` for the file `old_path` names.
     pub fn path_link(&self, old_fd: Fd, lookupflags: u32, old_path: &[u8], new_fd: Fd, new_path: &[u8]) -> Result<()> {
         let follow = lookupflags & lookupflags::SYMLINK_FOLLOW != 0;
-        let src = resolve_existing(&self.dir_file(old_fd, rights::PATH_LINK_SOURCE)?.inode, old_path, follow)?;
+        let src = resolve_existing(&*self.dir_file(old_fd, rights::PATH_LINK_SOURCE)?, old_path, follow)?;
         let base = self.dir_file(new_fd, rights::PATH_LINK_TARGET)?;
-        let p = Walker::new(&base.inode).parent(new_path)?;
+        let p = Walker::new(&base).parent(new_path)?;
         if p.name == b"." || p.name == b".." {
             return Err(Errno::Exist);
         }
@@ -231,7 +233,7 @@ impl Fs {
     /// escaping target is refused when followed, not here).
     pub fn path_symlink(&self, target: &[u8], fd: Fd, new_path: &[u8]) -> Result<()> {
         let base = self.dir_file(fd, rights::PATH_SYMLINK)?;
-        let p = Walker::new(&base.inode).parent(new_path)?;
+        let p = Walker::new(&base).parent(new_path)?;
         if p.name == b"." || p.name == b".." {
             return Err(Errno::Exist);
         }
@@ -256,7 +258,7 @@ impl Fs {
 
     /// `path_readlink`: copies the target into `buf` (cut to fit); returns bytes copied.
     pub fn path_readlink(&self, fd: Fd, path: &[u8], buf: &mut [u8]) -> Result<usize> {
-        let n = resolve_existing(&self.dir_file(fd, rights::PATH_READLINK)?.inode, path, false)?;
+        let n = resolve_existing(&*self.dir_file(fd, rights::PATH_READLINK)?, path, false)?;
         match &n.kind {
             Kind::Symlink(t) => {
                 let len = t.len().min(buf.len());
@@ -272,13 +274,13 @@ impl Fs {
         let follow = lookupflags & lookupflags::SYMLINK_FOLLOW != 0;
         let base = self.dir_file(fd, rights::PATH_FILESTAT_GET)?;
         // In the fast walk's section: no reference count, no lock that waits (`path.rs`).
-        if let Some(st) = with_found(&base.inode, path, follow, |n, section| {
+        if let Some(st) = with_found(&base, path, follow, |n, section| {
             self.stamp_marked(n);
             n.stat_in(section)
         }) {
             return Ok(st);
         }
-        let n = resolve_existing(&base.inode, path, follow)?;
+        let n = resolve_existing(&base, path, follow)?;
         self.stamp_marked(&n);
         Ok(n.stat())
     }
@@ -294,7 +296,7 @@ impl Fs {
         flags: u16,
     ) -> Result<()> {
         let follow = lookupflags & lookupflags::SYMLINK_FOLLOW != 0;
-        let n = resolve_existing(&self.dir_file(fd, rights::PATH_FILESTAT_SET_TIMES)?.inode, path, follow)?;
+        let n = resolve_existing(&*self.dir_file(fd, rights::PATH_FILESTAT_SET_TIMES)?, path, follow)?;
         self.set_times(&n, atim, mtim, flags)
     }
 }

@@ -42,8 +42,8 @@ impl Fs {
     /// `path_rename`: moves `old_path` to `new_path`, atomically replacing what is there.
     pub fn path_rename(&self, old_fd: Fd, old_path: &[u8], new_fd: Fd, new_path: &[u8]) -> Result<()> {
         let (b1, b2) = (self.dir_file(old_fd, rights::PATH_RENAME_SOURCE)?, self.dir_file(new_fd, rights::PATH_RENAME_TARGET)?);
-        let from = crate::path::Walker::new(&b1.inode).parent(old_path)?;
-        let to = crate::path::Walker::new(&b2.inode).parent(new_path)?;
+        let from = crate::path::Walker::new(&b1).parent(old_path)?;
+        let to = crate::path::Walker::new(&b2).parent(new_path)?;
         if is_dot(from.name) || is_dot(to.name) {
             return Err(Errno::Busy);
         }

@@ -169,7 +169,7 @@ impl Fs {
     /// tar stream to `out`. Entry names are relative to that subtree.
     pub fn tar_export(&self, dirfd: Fd, path: &[u8], out: &mut dyn FnMut(&[u8]) -> Result<()>) -> Result<()> {
         let base = self.dir_file(dirfd, rights::PATH_OPEN)?;
-        let top = resolve_existing(&base.inode, path, true)?;
+        let top = resolve_existing(&base, path, true)?;
         let mut links: BTreeMap<u64, Vec<u8>> = BTreeMap::new();
         let mut todo: Vec<(Vec<u8>, Arc<Inode>)> = Vec::new();
         match top.kind {
@@ -363,7 +363,7 @@ impl Fs {
             // Devices, fifos and the like have no place in this filesystem: skipped.
             _ => return Ok(()),
         }
-        let node = resolve_existing(&self.dir_file(d, 0)?.inode, rel, kind != b'2' && follow != 0)?;
+        let node = resolve_existing(&*self.dir_file(d, 0)?, rel, kind != b'2' && follow != 0)?;
         node.mode.store(mode, Relaxed);
         node.mtim.store(mtime, Relaxed);
         node.atim.store(mtime, Relaxed);
