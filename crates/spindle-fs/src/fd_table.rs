@@ -315,6 +315,15 @@ impl FdTable {
         Ok(FdExclusive(g))
     }
 
+    /// The description of `fd` if it is pinned (a preopen): one atomic load, no lock. Its
+    /// fields that can change are atomics, so it is read without the slot lock.
+    #[inline]
+    pub(crate) fn pinned(&self, fd: Fd) -> Option<&OpenFile> {
+        let p = self.slot(fd as usize)?.pinned.load(Acquire);
+        // SAFETY: a pinned description is freed only with the table (module doc).
+        (!p.is_null()).then(|| unsafe { &*p })
+    }
+
     /// The inode of `fd` once `check` has accepted its description; no slot lock is held on
     /// return. A pinned description costs one atomic load; any other a brief read lock and a
     /// reference count increment.

@@ -475,13 +475,21 @@ impl Fs {
 
     /// `fd_fdstat_get`.
     pub fn fd_fdstat_get(&self, fd: Fd) -> Result<Fdstat> {
-        let f = self.file(fd)?;
-        Ok(Fdstat {
+        // wasi-libc asks this of the directory before every open: a preopen takes no lock.
+        if let Some(f) = self.fds.pinned(fd) {
+            return Ok(Self::fdstat(f));
+        }
+        Ok(Self::fdstat(&*self.file(fd)?))
+    }
+
+    /// The fdstat of a description.
+    fn fdstat(f: &OpenFile) -> Fdstat {
+        Fdstat {
             filetype: f.inode.filetype(),
             flags: f.flags.load(Relaxed),
             rights_base: f.rights_base.load(Relaxed),
             rights_inheriting: f.rights_inheriting.load(Relaxed),
-        })
+        }
     }
 
     /// `fd_fdstat_set_flags`: APPEND and NONBLOCK can change; the sync flags cannot (ENOTSUP).
