@@ -101,35 +101,64 @@ export interface Calls {
   path_unlink_file(fd: number, path: number, len: number): number;
 }
 
-const CALL_NAMES = [
-  'fd_advise', 'fd_allocate', 'fd_close', 'fd_datasync', 'fd_fdstat_get', 'fd_fdstat_set_flags',
-  'fd_fdstat_set_rights', 'fd_filestat_get', 'fd_filestat_set_size', 'fd_filestat_set_times', 'fd_pread',
-  'fd_prestat_get', 'fd_prestat_dir_name', 'fd_pwrite', 'fd_read', 'fd_readdir', 'fd_seek', 'fd_sync',
-  'fd_tell', 'fd_write', 'path_create_directory', 'path_filestat_get', 'path_filestat_set_times',
-  'path_link', 'path_open', 'path_readlink', 'path_remove_directory', 'path_rename', 'path_symlink',
-  'path_unlink_file',
-] as const satisfies readonly (keyof Calls)[];
-
-/** The module's WASI calls under their short names (a missing one is a broken build). */
+/**
+ * The module's WASI calls under their short names (a missing one is a broken build). Built as ONE
+ * object literal on purpose: an object filled by computed-name stores (`calls[name] = f`) past a
+ * dozen properties is a dictionary in V8, and every `t.c.fd_read` would then be a generic LoadIC
+ * and an unspecialized call (measured: a few percent of every memory-FS operation).
+ */
 function bindCalls(exports: WebAssembly.Exports): Calls {
-  const calls: Record<string, unknown> = {};
-  for (const name of CALL_NAMES) {
-    const f = exports[`__imported_wasi_snapshot_preview1_${name}`];
-    if (typeof f !== 'function') throw new Error(`spindle memory FS: the module lacks ${name}; rebuild it (bash tools/build-fs-module.sh)`);
-    calls[name] = f;
-  }
-  return calls as unknown as Calls;
+  const f = (name: keyof Calls): any => {
+    const fn = exports[`__imported_wasi_snapshot_preview1_${name}`];
+    if (typeof fn !== 'function') throw new Error(`spindle memory FS: the module lacks ${name}; rebuild it (bash tools/build-fs-module.sh)`);
+    return fn;
+  };
+  return {
+    fd_advise: f('fd_advise'),
+    fd_allocate: f('fd_allocate'),
+    fd_close: f('fd_close'),
+    fd_datasync: f('fd_datasync'),
+    fd_fdstat_get: f('fd_fdstat_get'),
+    fd_fdstat_set_flags: f('fd_fdstat_set_flags'),
+    fd_fdstat_set_rights: f('fd_fdstat_set_rights'),
+    fd_filestat_get: f('fd_filestat_get'),
+    fd_filestat_set_size: f('fd_filestat_set_size'),
+    fd_filestat_set_times: f('fd_filestat_set_times'),
+    fd_pread: f('fd_pread'),
+    fd_prestat_get: f('fd_prestat_get'),
+    fd_prestat_dir_name: f('fd_prestat_dir_name'),
+    fd_pwrite: f('fd_pwrite'),
+    fd_read: f('fd_read'),
+    fd_readdir: f('fd_readdir'),
+    fd_seek: f('fd_seek'),
+    fd_sync: f('fd_sync'),
+    fd_tell: f('fd_tell'),
+    fd_write: f('fd_write'),
+    path_create_directory: f('path_create_directory'),
+    path_filestat_get: f('path_filestat_get'),
+    path_filestat_set_times: f('path_filestat_set_times'),
+    path_link: f('path_link'),
+    path_open: f('path_open'),
+    path_readlink: f('path_readlink'),
+    path_remove_directory: f('path_remove_directory'),
+    path_rename: f('path_rename'),
+    path_symlink: f('path_symlink'),
+    path_unlink_file: f('path_unlink_file'),
+  };
 }
 
 /** The module's imports for one instance. */
 function imports(shared: MemFsShared): WebAssembly.Imports {
-  const origin = performance.timeOrigin;
+  // `performance` read once: a global lookup per call costs (in Node a lazy accessor on the global).
+  const perf = performance;
+  const origin = perf.timeOrigin;
   return {
     env: { memory: shared.memory },
     spindle_fs: {
       // Wall clock in ns as an integral double, the runtime's REALTIME clock (wasi/clock.ts);
-      // timeOrigin read once (its getter costs more than performance.now() itself).
-      now: (): number => Math.round((origin + performance.now()) * 1e6),
+      // timeOrigin read once (its getter costs more than performance.now() itself). The module
+      // asks for it on every call that sets a timestamp (fd_close of a written file, O_TRUNC).
+      now: (): number => Math.round((origin + perf.now()) * 1e6),
       warn: (p: number, n: number): void => {
         const bytes = new Uint8Array(shared.memory.buffer, p, n).slice();
         console.error(`spindle memory FS: ${new TextDecoder().decode(bytes)}`);
