@@ -20,6 +20,13 @@
  * Thread rules: any thread may call any method. The table lock is held for a few word copies,
  * never across a host call; the entry lock (`withEntryLock`) serializes offset updates of one
  * open file description (read/write/seek on the same fd from several threads).
+ *
+ * Memory ordering: entry words (GEN included) are written with plain stores under the table lock
+ * and published by the unlock (`Atomics.store`, sequentially consistent). `get` reads GEN and KIND
+ * with plain loads: a thread that uses an fd after another thread opened or closed it has
+ * synchronized with that thread through the program's own atomics (else the program races on the
+ * fd, as it would on Linux), and that edge orders the unlock before the read. Each Atomics call
+ * is a builtin call in V8, not an instruction, and these run on every WASI file call.
  */
 import { ERRNO_BADF, ERRNO_MFILE, ERRNO_NAMETOOLONG } from '../wasi/constants.js';
 import { fail } from '../wasi/errno.js';
@@ -133,15 +140,17 @@ export class SharedFdTable implements FdTable {
     const i = fd >>> 0;
     if (i >= MAX_FDS) fail(ERRNO_BADF);
     const base = this.at(i);
+    const w = this.words;
     for (;;) {
-      const gen = Atomics.load(this.words, base + GEN);
+      // Plain loads (see "Memory ordering" above).
+      const gen = w[base + GEN]!;
       const cached = this.cached[i];
       if (cached !== undefined && this.cachedGen[i] === gen) return cached;
-      const kind = Atomics.load(this.words, base + KIND);
+      const kind = w[base + KIND]!;
       if (kind === FREE) fail(ERRNO_BADF);
       const d = this.kinds!.materialize(this, i, kind);
       // Seqlock-style: if the entry changed while we read it, read it again.
-      if (Atomics.load(this.words, base + GEN) !== gen) continue;
+      if (Atomics.load(w, base + GEN) !== gen) continue;
       this.remember(i, gen, d);
       return d;
     }
@@ -186,7 +195,9 @@ export class SharedFdTable implements FdTable {
     for (let k = RIGHTS_BASE; k < OFFSET + 2; k++) w[base + k] = 0;
     w[base + PATH_LEN] = 0;
     w[base + KIND] = MEMFS;
-    const gen = Atomics.add(w, base + GEN, 1) + 1;
+    // A plain bump under the lock, published by the unlock (see "Memory ordering").
+    const gen = (w[base + GEN]! + 1) | 0;
+    w[base + GEN] = gen;
     this.unlock();
     this.remember(i, gen, d);
     return i;
@@ -197,11 +208,14 @@ export class SharedFdTable implements FdTable {
     if (i >= MAX_FDS) fail(ERRNO_BADF);
     this.lock();
     const base = this.at(i);
-    const kind = this.words[base + KIND]!;
+    const w = this.words;
+    const kind = w[base + KIND]!;
     if (kind === FREE) { this.unlock(); fail(ERRNO_BADF); }
-    const handle = this.words[base + HANDLE]!, aux = this.words[base + AUX]!;
-    this.words[base + KIND] = FREE;
-    const gen = Atomics.add(this.words, base + GEN, 1);
+    const handle = w[base + HANDLE]!, aux = w[base + AUX]!;
+    w[base + KIND] = FREE;
+    // A plain bump under the lock, published by the unlock (see "Memory ordering").
+    const gen = w[base + GEN]!;
+    w[base + GEN] = (gen + 1) | 0;
     this.unlock();
     const cached = this.cachedGen[i] === gen ? this.cached[i] : undefined;
     this.cached[i] = undefined;
