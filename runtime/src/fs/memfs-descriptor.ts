@@ -155,7 +155,7 @@ export class ModuleFd implements MemFsDescriptor {
     let at = 0;
     for (let i = 0; i < iovs.ptrs.length && at < got; i++) {
       const n = Math.min(iovs.lens[i]!, got - at);
-      mem.writeFrom(iovs.ptrs[i]!, t.u8, data + at, n);
+      mem.write(iovs.ptrs[i]!, t.view(data + at, n));
       at += n;
     }
     return got;

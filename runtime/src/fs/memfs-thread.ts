@@ -234,6 +234,9 @@ export class ModuleThread {
   readonly u64: BigUint64Array;
   private region: number;
   private readonly enc = new TextEncoder();
+  /** `view`'s last result and its offset. */
+  private lastView: Uint8Array = new Uint8Array(0);
+  private lastOff = -1;
 
   constructor(readonly shared: MemFsShared, instance: WebAssembly.Instance) {
     this.x = instance.exports as unknown as Exports;
@@ -258,6 +261,20 @@ export class ModuleThread {
   /** Absolute address of scratch offset `off`. */
   at(off: number): number {
     return this.scratch + off;
+  }
+
+  /**
+   * A view of scratch bytes [off, off + len), valid until this thread's next memory-FS call. The
+   * last view is returned again for the same range (reads into one buffer in a loop: no view
+   * allocated per read).
+   */
+  view(off: number, len: number): Uint8Array {
+    const last = this.lastView;
+    if (off === this.lastOff && last.length === len) return last;
+    const v = this.u8.subarray(off, off + len);
+    this.lastView = v;
+    this.lastOff = off;
+    return v;
   }
 
   /**

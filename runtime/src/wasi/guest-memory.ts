@@ -49,6 +49,10 @@ export class GuestMemory {
   // instance that exports it has been created (the core builds imports before instantiating).
   private bytes = new Uint8Array(0);
   private data = new DataView(new ArrayBuffer(0));
+  /** `view`'s last result, its start and the `bytes` it is a view of. */
+  private lastView: Uint8Array = new Uint8Array(0);
+  private lastStart = -1;
+  private lastOf = this.bytes;
   /** What `iovecs` returns, reused (see there). */
   private readonly iov: { ptrs: number[]; lens: number[]; total: number } = { ptrs: [], lens: [], total: 0 };
 
@@ -116,10 +120,21 @@ export class GuestMemory {
     this.data.setUint32(at + 4, Math.floor(value / 4294967296), true);
   }
 
-  /** A view of guest bytes [ptr, ptr + len). Aliases memory: use at once, never keep. */
+  /**
+   * A view of guest bytes [ptr, ptr + len). Aliases memory: use at once, never keep. The last
+   * view is returned again for the same range (a program that writes from one buffer in a loop):
+   * a view is an allocation and a builtin call, a good part of a small file write.
+   */
   view(ptr: number, len: number): Uint8Array {
     const start = this.range(ptr, len);
-    return this.bytes.subarray(start, start + (len >>> 0));
+    const n = len >>> 0;
+    const last = this.lastView;
+    if (start === this.lastStart && last.length === n && this.lastOf === this.bytes) return last;
+    const v = this.bytes.subarray(start, start + n);
+    this.lastView = v;
+    this.lastStart = start;
+    this.lastOf = this.bytes;
+    return v;
   }
 
   /** A copy of guest bytes [ptr, ptr + len) in a fresh non-shared buffer. */
