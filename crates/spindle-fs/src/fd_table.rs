@@ -46,7 +46,7 @@
 //! slot lock (`remove`/`renumber` hand it to the caller, who drops it after the guard is gone).
 
 use crate::errno::{Errno, Result};
-use crate::inode::Inode;
+use crate::inode::{Inode, InodeRef};
 use crate::stripes::Stripes;
 use crate::sync::{Mutex, ReadGuard, RwLock, WriteGuard};
 use crate::types::{fdflags, Fd};
@@ -184,24 +184,6 @@ impl Deref for FdExclusive<'_> {
     }
 }
 
-/// An fd's inode, held without any slot lock: borrowed from a pinned description, or a
-/// reference counted one taken under a brief read lock.
-pub(crate) enum InodeRef<'t> {
-    Pinned(&'t Arc<Inode>),
-    Counted(Arc<Inode>),
-}
-
-impl Deref for InodeRef<'_> {
-    type Target = Arc<Inode>;
-    #[inline]
-    fn deref(&self) -> &Arc<Inode> {
-        match self {
-            InodeRef::Pinned(i) => i,
-            InodeRef::Counted(i) => i,
-        }
-    }
-}
-
 /// One fd number. Alone on its cache line: neighbouring numbers are often other threads' fds.
 #[repr(align(64))]
 struct Slot {
@@ -335,12 +317,12 @@ impl FdTable {
             // SAFETY: a pinned description is freed only with the table (module doc).
             let f = unsafe { &*p };
             check(f)?;
-            return Ok(InodeRef::Pinned(&f.inode));
+            return Ok(InodeRef::Borrowed(&f.inode));
         }
         let g = s.entry.read();
         let f = g.file().ok_or(Errno::Badf)?;
         check(f)?;
-        Ok(InodeRef::Counted(f.inode.clone()))
+        Ok(InodeRef::Owned(f.inode.clone()))
     }
 
     /// Claims a free number: the first at or above the stripe's hint in the segments that

@@ -25,6 +25,8 @@ use crate::file::FileData;
 use crate::sync::RwLock;
 use crate::types::{FileType, Filestat, Timestamp};
 use alloc::boxed::Box;
+use alloc::sync::Arc;
+use core::ops::Deref;
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::Relaxed};
 
 /// What kind of node, with its payload.
@@ -155,5 +157,29 @@ impl Inode {
     #[inline]
     pub(crate) fn touch_changed(&self, now: Timestamp) {
         self.ctim.store(now, Relaxed);
+    }
+}
+
+/// An inode held borrowed (a preopen's, a walk's base, a directory read inside a section) or
+/// by a reference count: what walks stand on and what `dir_file` returns.
+pub(crate) enum InodeRef<'a> {
+    Borrowed(&'a Arc<Inode>),
+    Owned(Arc<Inode>),
+}
+
+impl Deref for InodeRef<'_> {
+    type Target = Arc<Inode>;
+    #[inline]
+    fn deref(&self) -> &Arc<Inode> {
+        match self {
+            InodeRef::Borrowed(b) => b,
+            InodeRef::Owned(o) => o,
+        }
+    }
+}
+
+impl InodeRef<'_> {
+    pub(crate) fn to_arc(&self) -> Arc<Inode> {
+        Arc::clone(self)
     }
 }

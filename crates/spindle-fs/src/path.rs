@@ -28,11 +28,10 @@
 
 use crate::dir_lock::Section;
 use crate::errno::{Errno, Result};
-use crate::inode::{Inode, Kind};
+use crate::inode::{Inode, InodeRef, Kind};
 use alloc::borrow::Cow;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::ops::Deref;
 
 /// Symlinks followed in one resolution before ELOOP (Linux's MAXSYMLINKS).
 pub(crate) const MAX_LINKS: u32 = 40;
@@ -41,34 +40,10 @@ pub(crate) const PATH_MAX: usize = 4096;
 /// Longest component in bytes.
 pub(crate) const NAME_MAX: usize = 255;
 
-/// A directory the walker stands on: the caller's base (borrowed, so walking from a shared
-/// preopen touches no reference count) or one it looked up.
-pub(crate) enum Node<'a> {
-    Base(&'a Arc<Inode>),
-    Owned(Arc<Inode>),
-}
-
-impl Deref for Node<'_> {
-    type Target = Arc<Inode>;
-    #[inline]
-    fn deref(&self) -> &Arc<Inode> {
-        match self {
-            Node::Base(b) => b,
-            Node::Owned(o) => o,
-        }
-    }
-}
-
-impl Node<'_> {
-    fn to_arc(&self) -> Arc<Inode> {
-        Arc::clone(self)
-    }
-}
-
 /// A resolved last component: the directory that holds it, its name and whether the path had a
 /// trailing slash.
 pub(crate) struct Parent<'a> {
-    pub(crate) dir: Node<'a>,
+    pub(crate) dir: InodeRef<'a>,
     pub(crate) name: &'a [u8],
     pub(crate) slash: bool,
 }
@@ -77,14 +52,14 @@ pub(crate) struct Parent<'a> {
 pub(crate) enum Final<'a> {
     Found(Arc<Inode>),
     /// The last component does not exist in `dir` (the directory exists): creatable.
-    Missing { dir: Node<'a>, name: Cow<'a, [u8]>, slash: bool },
+    Missing { dir: InodeRef<'a>, name: Cow<'a, [u8]>, slash: bool },
 }
 
 /// Directories walked through, for `..`: a few inline, more on the heap.
 struct Chain<'a> {
-    inline: [Option<Node<'a>>; 6],
+    inline: [Option<InodeRef<'a>>; 6],
     len: usize,
-    spill: Vec<Node<'a>>,
+    spill: Vec<InodeRef<'a>>,
 }
 
 impl<'a> Chain<'a> {
@@ -92,7 +67,7 @@ impl<'a> Chain<'a> {
         Chain { inline: [const { None }; 6], len: 0, spill: Vec::new() }
     }
     #[inline]
-    fn push(&mut self, n: Node<'a>) {
+    fn push(&mut self, n: InodeRef<'a>) {
         if self.len < self.inline.len() {
             self.inline[self.len] = Some(n);
         } else {
@@ -101,7 +76,7 @@ impl<'a> Chain<'a> {
         self.len += 1;
     }
     #[inline]
-    fn pop(&mut self) -> Option<Node<'a>> {
+    fn pop(&mut self) -> Option<InodeRef<'a>> {
         if self.len == 0 {
             return None;
         }
@@ -116,7 +91,7 @@ impl<'a> Chain<'a> {
 
 pub(crate) struct Walker<'a> {
     chain: Chain<'a>,
-    cur: Node<'a>,
+    cur: InodeRef<'a>,
     links: u32,
 }
 
@@ -161,7 +136,7 @@ fn lookup(dir: &Inode, name: &[u8]) -> Result<Option<Arc<Inode>>> {
 
 impl<'a> Walker<'a> {
     pub(crate) fn new(base: &'a Arc<Inode>) -> Walker<'a> {
-        Walker { chain: Chain::new(), cur: Node::Base(base), links: 0 }
+        Walker { chain: Chain::new(), cur: InodeRef::Borrowed(base), links: 0 }
     }
 
     /// Walks every component of `dirs` as a directory (following symlinks).
@@ -186,7 +161,7 @@ impl<'a> Walker<'a> {
                 let child = lookup(&self.cur, name)?.ok_or(Errno::Noent)?;
                 match &child.kind {
                     Kind::Dir(_) => {
-                        let parent = core::mem::replace(&mut self.cur, Node::Owned(child));
+                        let parent = core::mem::replace(&mut self.cur, InodeRef::Owned(child));
                         self.chain.push(parent);
                         Ok(())
                     }
@@ -307,7 +282,7 @@ pub(crate) fn resolve<'a>(base: &'a Arc<Inode>, path: &'a [u8], follow: bool, cr
         let fast = fast_walk(&section, base, path, follow, create).map(|f| match f {
             Fast::Found(n) => Final::Found(n.clone()),
             Fast::Missing { dir, name, slash } => {
-                let dir = if core::ptr::eq(dir, base) { Node::Base(base) } else { Node::Owned(dir.clone()) };
+                let dir = if core::ptr::eq(dir, base) { InodeRef::Borrowed(base) } else { InodeRef::Owned(dir.clone()) };
                 Final::Missing { dir, name: Cow::Borrowed(name), slash }
             }
         });

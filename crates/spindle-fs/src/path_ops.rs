@@ -6,10 +6,10 @@
 //! release. Link counts and the directory's `subdirs` change only under that lock.
 
 use crate::errno::{Errno, Result};
-use crate::fd_table::{InodeRef, OpenFile};
+use crate::fd_table::OpenFile;
 use crate::fs::{Fs, LINK_MODE};
 use crate::dir::DirData;
-use crate::inode::{Inode, Kind};
+use crate::inode::{Inode, InodeRef, Kind};
 use crate::dir_lock::DirWriteGuard;
 use crate::path::{resolve, resolve_existing, with_found, Final, Walker};
 use crate::types::*;
