@@ -155,13 +155,16 @@ export class Channel {
     fields.forEach((v, i) => view.setUint32(i * 4, v >>> 0, true));
   }
 
+  /** Tells the I/O worker someone waits: counts an urgent request and wakes it wherever it sleeps. */
+  private hurry(): void {
+    Atomics.add(this.words, W_URGENT, 1);
+    Atomics.notify(this.words, W_URGENT);
+    Atomics.notify(this.words, W_TAIL);
+  }
+
   /** Blocks until every record up to `seq` is done. */
   waitDone(seq: number): void {
-    if (Atomics.load(this.words, W_DONE) - seq < 0) {
-      Atomics.add(this.words, W_URGENT, 1);
-      Atomics.notify(this.words, W_URGENT);
-      Atomics.notify(this.words, W_TAIL);
-    }
+    if (Atomics.load(this.words, W_DONE) - seq < 0) this.hurry();
     for (;;) {
       const done = Atomics.load(this.words, W_DONE);
       if (done - seq >= 0) return;
@@ -181,9 +184,7 @@ export class Channel {
 
   /** `waitDone` without blocking. */
   async waitDoneAsync(seq: number): Promise<void> {
-    Atomics.add(this.words, W_URGENT, 1);
-    Atomics.notify(this.words, W_URGENT);
-    Atomics.notify(this.words, W_TAIL);
+    this.hurry();
     for (;;) {
       const done = Atomics.load(this.words, W_DONE);
       if (done - seq >= 0) return;

@@ -193,17 +193,6 @@ export class GuestMemory {
     }
   }
 
-  /** Writes `len` bytes of `src` from `from` at guest `ptr` (EFAULT if it does not fit). */
-  writeFrom(ptr: number, src: Uint8Array, from: number, len: number): void {
-    const start = this.range(ptr, len);
-    if (len <= SHORT_COPY) {
-      const b = this.bytes;
-      for (let i = 0; i < len; i++) b[start + i] = src[from + i]!;
-    } else {
-      this.bytes.set(src.subarray(from, from + len), start);
-    }
-  }
-
   /**
    * Writes `count` u32 words of `src` from word `from` at guest `ptr` (EFAULT if they do not fit),
    * little-endian: a struct another wasm memory wrote in witx layout (the memory FS's filestat).
