@@ -118,6 +118,25 @@ async function opfsText(dir, name) {
   }
 }
 
+/** Polls `opfsText` (every 200 ms, 20 s at most) until it reads `want`; returns what it read last. */
+async function pollOpfsText(dir, name, want) {
+  let seen = null;
+  for (let i = 0; i < 100 && seen !== want; i++) {
+    seen = await opfsText(dir, name);
+    if (seen !== want) await new Promise((res) => setTimeout(res, 200));
+  }
+  return seen;
+}
+
+/** Crashes the tab's renderer (CDP Page.crash) and closes the page once it has crashed. */
+async function crashTab(page) {
+  const cdp = await context.newCDPSession(page);
+  const crashed = new Promise((resolve) => page.once('crash', resolve));
+  void cdp.send('Page.crash').catch(() => {}); // never answers: the session dies with the renderer
+  await crashed;
+  await page.close();
+}
+
 /** Names in OPFS directory DIR, sorted (null if it does not exist). */
 async function opfsList(dir) {
   const page = await context.newPage();
@@ -164,11 +183,7 @@ for (const [name, route] of Object.entries(ROUTES)) {
       const page = await context.newPage();
       await page.goto(`${base}run.html?${query(route, d('crash'), ['write-hang', '/data/f.txt', 'B'.repeat(7000)])}`);
       await page.waitForFunction(() => document.getElementById('stdout')?.textContent === 'hanging\n');
-      const cdp = await context.newCDPSession(page);
-      const crashed = new Promise((resolve) => page.once('crash', resolve));
-      void cdp.send('Page.crash').catch(() => {}); // never answers: the session dies with the renderer
-      await crashed;
-      await page.close();
+      await crashTab(page);
       const r = await runOk(route, d('crash'), ['read', '/data/f.txt']);
       // The idle write-back may have written the unsynced bytes before the crash: old or new, whole.
       assert.ok(r.stdout === 'A'.repeat(5000) || r.stdout === 'B'.repeat(7000), `mixed or cut file: ${r.stdout.length} bytes`);
@@ -180,11 +195,7 @@ for (const [name, route] of Object.entries(ROUTES)) {
       const page = await context.newPage();
       await page.goto(`${base}run.html?${query(route, d('crash2'), ['write-close', '/data/g.txt', 'new'.repeat(2000)])}`);
       await page.waitForFunction(() => window.spindleResult);
-      const cdp = await context.newCDPSession(page);
-      const crashed = new Promise((resolve) => page.once('crash', resolve));
-      void cdp.send('Page.crash').catch(() => {});
-      await crashed;
-      await page.close();
+      await crashTab(page);
       const r = await runOk(route, d('crash2'), ['read', '/data/g.txt']);
       assert.ok(r.stdout === 'old'.repeat(1000) || r.stdout === 'new'.repeat(2000), `mixed or cut file: ${r.stdout.length} bytes`);
     });
@@ -194,11 +205,7 @@ for (const [name, route] of Object.entries(ROUTES)) {
       try {
         const r = await run(route, page, d('closed'), ['write-close', '/data/c.txt', 'written at close']);
         assert.deepEqual([r.code, r.stdout], [0, 'closed\n']);
-        let seen = null;
-        for (let i = 0; i < 100 && seen !== 'written at close'; i++) {
-          seen = await opfsText(d('closed'), 'c.txt');
-          if (seen !== 'written at close') await new Promise((res) => setTimeout(res, 200));
-        }
+        const seen = await pollOpfsText(d('closed'), 'c.txt', 'written at close');
         assert.equal(seen, 'written at close');
       } finally {
         await page.close();
@@ -210,17 +217,9 @@ for (const [name, route] of Object.entries(ROUTES)) {
       const page = await context.newPage();
       await page.goto(`${base}run.html?${query(route, d('idle'), ['write-hang', '/data/i.txt', text])}`);
       await page.waitForFunction(() => document.getElementById('stdout')?.textContent === 'hanging\n');
-      let seen = null;
-      for (let i = 0; i < 100 && seen !== text; i++) {
-        seen = await opfsText(d('idle'), 'i.txt');
-        if (seen !== text) await new Promise((res) => setTimeout(res, 200));
-      }
+      const seen = await pollOpfsText(d('idle'), 'i.txt', text);
       assert.equal(seen, text, 'in OPFS while the program sleeps with the fd open (no close, no fsync)');
-      const cdp = await context.newCDPSession(page);
-      const crashed = new Promise((resolve) => page.once('crash', resolve));
-      void cdp.send('Page.crash').catch(() => {});
-      await crashed;
-      await page.close();
+      await crashTab(page);
       const r = await runOk(route, d('idle'), ['read', '/data/i.txt']);
       assert.equal(r.stdout, text, 'the next mount after the crash reads them');
     });
@@ -232,11 +231,7 @@ for (const [name, route] of Object.entries(ROUTES)) {
         try {
           const r = await run(route, page, d(`exit-${how}`), [`write-${how}`, '/data/o.txt', text]);
           assert.deepEqual([r.code, r.stdout], [0, 'left open\n']);
-          let seen = null;
-          for (let i = 0; i < 100 && seen !== text; i++) {
-            seen = await opfsText(d(`exit-${how}`), 'o.txt');
-            if (seen !== text) await new Promise((res) => setTimeout(res, 200));
-          }
+          const seen = await pollOpfsText(d(`exit-${how}`), 'o.txt', text);
           assert.equal(seen, text, 'page JS sees the bytes in OPFS');
         } finally {
           await page.close();
