@@ -26,6 +26,12 @@ describe('(iv) unmodified fs guests on a host directory (--dir HOST::/tmp)', () 
     }));
   }
 
+  test('preopens (wasi-libc\'s preopen table and cwd), with threads: its files are on the host', () => withDir(async (dir) => {
+    expectOk(await runCliAsync(['run', '--dir', `${dir}::/tmp`, wasm('preopens_rt'), 'threads']), 'preopens');
+    assert.equal(readFileSync(join(dir, 'rel'), 'utf8'), 'relative');
+    assert.equal(readFileSync(join(dir, 'root', 'rootfile'), 'utf8'), 'at the root');
+  }));
+
   test('threads_share: what one thread wrote through an fd another thread opened is on the host', () => withDir(async (dir) => {
     expectOk(await runCliAsync(['run', '--dir', `${dir}::/tmp`, wasm('threads_share_rt')]), 'threads_share');
     assert.equal(readFileSync(join(dir, 'opened-in-main.txt'), 'utf8'), 'from consumer');

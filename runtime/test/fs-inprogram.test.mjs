@@ -49,6 +49,7 @@ const GUESTS = {
   threads_share: { nodeWasi: false },
   dir_threads: { nodeWasi: false },
   hostdir: { nodeWasi: true }, // with a host directory preopened at /host (--dir HOST::/host)
+  preopens: { nodeWasi: true, args: ['threads'] }, // wasi-libc's preopen table and cwd (threads: not on node:wasi)
 };
 
 describe('spindle check: WASI filesystem imports', () => {
@@ -151,7 +152,8 @@ describe('(ii) in-program FS on node:wasi (single-threaded programs)', () => {
     test(name, () => {
       const dir = name === 'hostdir' ? mkdtempSync(join(tmpdir(), 'spindle-hostdir-')) : undefined;
       try {
-        const r = onNodeWasi(name, { ...cfg, preopens: dir ? [`/host=${dir}`] : [] });
+        // node:wasi has no threads: the guests' arguments (`threads`) are for spindle and wasmtime.
+        const r = onNodeWasi(name, { ...cfg, args: [], preopens: dir ? [`/host=${dir}`] : [] });
         expectOk(r, name);
         if (dir) assert.equal(readFileSync(join(dir, 'from-guest.txt'), 'utf8'), 'to the host\n');
       } finally {

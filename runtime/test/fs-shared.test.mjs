@@ -25,6 +25,9 @@ describe('(iii) unmodified fs guests on a memory mount (--mount /tmp=memory)', (
   for (const name of ['stdio', 'posix', 'dirs', 'links', 'badinput', 'append_threads', 'threads_share', 'dir_threads']) {
     test(name, async () => expectOk(await runCliAsync(['run', '--mount', '/tmp=memory', wasm(`${name}_rt`)]), name));
   }
+  test('preopens (wasi-libc\'s preopen table and cwd), with threads', async () => {
+    expectOk(await runCliAsync(['run', '--mount', '/tmp=memory', wasm('preopens_rt'), 'threads']), 'preopens');
+  });
   test('fs_rust (std::fs without the crate), with threads', async () => {
     expectOk(await runCliAsync(['run', '--mount', '/tmp=memory', wasm('fs_rust_rt'), 'threads']), 'fs_rust');
   });

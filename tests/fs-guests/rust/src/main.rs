@@ -1,6 +1,7 @@
 //! The in-program filesystem from Rust std: std::fs on spindle's /tmp (write/read, read_dir,
 //! metadata, rename, hard and symbolic links, set_len, remove), and with the argument `threads`
-//! a file written by one thread and read by another, and a File shared by threads.
+//! a file written by one thread and read by another, and a File shared by threads; last,
+//! relative paths after set_current_dir("/tmp").
 //! Prints "fs_rust ok" and exits 0, or panics (exit code != 0).
 
 // The one line a Rust program needs: link the crate so its WASI symbols replace the host's.
@@ -119,6 +120,44 @@ fn runtime_mount() {
     // EXDEV
 }
 
+/// Relative paths after `set_current_dir`: std hands them to wasi-libc's
+/// `__wasilibc_find_relpath` (with its own 512-byte buffer), which joins them to the cwd.
+/// Runs last: the cwd cannot be set back to "/" (wasi-libc's chdir("/") is ENOENT while no
+/// preopen is registered for "/"; tests/fs-guests/c/preopens.c pins the C side).
+fn cwd() {
+    use std::env::{current_dir, set_current_dir};
+    use std::path::Path;
+    assert_eq!(current_dir().unwrap(), Path::new("/"));
+    set_current_dir("/tmp").unwrap();
+    assert_eq!(current_dir().unwrap(), Path::new("/tmp"));
+    fs::write("relfile", "relative").unwrap();
+    assert_eq!(fs::read("relfile").unwrap(), b"relative");
+    assert_eq!(fs::read_to_string("/tmp/relfile").unwrap(), "relative");
+    assert_eq!(fs::read_to_string("./relfile").unwrap(), "relative");
+    fs::create_dir("reldir").unwrap();
+    set_current_dir("reldir").unwrap();
+    assert_eq!(current_dir().unwrap(), Path::new("/tmp/reldir"));
+    fs::write("inner", "in reldir").unwrap();
+    assert_eq!(fs::read_to_string("/tmp/reldir/inner").unwrap(), "in reldir");
+    set_current_dir("/tmp").unwrap();
+    // A relative part longer than std's first 512-byte buffer: wasi-libc (chdir linked) says it
+    // does not fit and std retries with a bigger buffer.
+    let dir = ["a", "b", "c"].map(|c| c.repeat(200)).join("/");
+    fs::create_dir_all(&dir).unwrap();
+    let long = format!("{dir}/{}", "d".repeat(100));
+    assert_eq!(long.len(), 703);
+    fs::write(&long, "long").unwrap();
+    assert_eq!(fs::read_to_string(&long).unwrap(), "long");
+    assert_eq!(fs::read_to_string(format!("/tmp/{long}")).unwrap(), "long");
+    fs::remove_dir_all("a".repeat(200)).unwrap();
+    // No preopen for "/", so no way back to it.
+    assert_eq!(set_current_dir("/").unwrap_err().kind(), ErrorKind::NotFound);
+    assert_eq!(current_dir().unwrap(), Path::new("/tmp"));
+    fs::remove_file("relfile").unwrap();
+    fs::remove_dir_all("reldir").unwrap();
+    assert_eq!(fs::metadata("/tmp/relfile").unwrap_err().kind(), ErrorKind::NotFound);
+}
+
 fn main() {
     basics();
     #[cfg(feature = "crate")]
@@ -126,5 +165,6 @@ fn main() {
     if std::env::args().any(|a| a == "threads") {
         threads();
     }
+    cwd();
     println!("fs_rust ok");
 }
