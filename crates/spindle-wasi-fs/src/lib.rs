@@ -12,7 +12,8 @@
 //!   `2^30 + n` (`fds.rs`).
 //! - Preopens: the host's stay where they are; spindle's memory mounts (default `/tmp`, or the
 //!   comma-separated `SPINDLE_FS_MOUNTS`, or [`mount`]/`spindle_fs_mount()` at run time) are
-//!   registered with wasi-libc by a constructor (`state.rs`).
+//!   registered by a constructor (`preopens.rs`) in the preopen table, which this crate also
+//!   replaces: wasi-libc's locks on every path lookup (`libc_preopens.rs`).
 //! - Threads: one [`spindle_fs::Fs`] for the process; its locks spin, or block in
 //!   `memory.atomic.wait32` with the `wasm-wait` feature ([`set_can_wait`] tells it which
 //!   threads may block).
@@ -24,7 +25,8 @@
 //! (crate `spindle-wasi-fs-c`). Check the result with `spindle check prog.wasm`.
 //!
 //! Layout: `host` (the real imports), `fds` (the fd scheme), `mem` (program pointers), `state`
-//! (the global Fs and its clock), `preopens` (start-up mounts, registration with wasi-libc),
+//! (the global Fs and its clock), `preopens` (start-up mounts, registration),
+//! `libc_preopens` (wasi-libc's preopen table, without its lock),
 //! `fd_calls`, `path_calls`, `poll` (the interposed calls). On targets other than wasm32 only
 //! the fd scheme compiles (for unit tests).
 //!
@@ -35,6 +37,10 @@
 //! only its clock (`spindle_fs.now`), and its host creates the mounts.
 
 #![no_std]
+#![cfg_attr(
+    all(target_arch = "wasm32", feature = "weak-preopens"),
+    feature(linkage)
+)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 extern crate alloc;
@@ -44,6 +50,8 @@ mod fd_calls;
 pub mod fds;
 #[cfg(all(target_arch = "wasm32", not(spindle_fs_module)))]
 mod host;
+#[cfg(all(target_arch = "wasm32", not(spindle_fs_module)))]
+mod libc_preopens;
 /// Pointer checks and struct encoding (public for crates/spindle-fs-module).
 #[cfg(target_arch = "wasm32")]
 #[doc(hidden)]

@@ -13,9 +13,9 @@
 //! **Preopens.** wasi-libc discovers preopens by calling `fd_prestat_get(3, 4, ...)` until the
 //! first EBADF, so it can only find consecutive fds; spindle's live at `FD_BASE + n` and a number
 //! right after the host's could later be handed out by the host itself. So spindle's preopens
-//! are instead announced with wasi-libc's public `__wasilibc_register_preopened_fd` from a
-//! constructor (priority 101, before ordinary C/C++ constructors), after wasi-libc has read the
-//! host's. Later registrations take precedence for the same prefix, which is what makes an
+//! are instead registered in the preopen table (`libc_preopens.rs`, which replaces wasi-libc's)
+//! from a constructor (priority 101, before ordinary C/C++ constructors), after the host's have
+//! been read. Later registrations take precedence for the same prefix, which is what makes an
 //! explicit mount shadow a host directory. `fd_prestat_get(FD_BASE + n)` also answers for them,
 //! for code that probes fds itself.
 //!
@@ -122,25 +122,11 @@ fn env_var(name: &[u8]) -> Option<Vec<u8>> {
     })
 }
 
-/// The guest names of the host's preopens (fd 3 up to the first EBADF).
+/// The guest names of the host's preopens (none if the host fails to list them: the preopen
+/// table's first lookup then exits, as wasi-libc does).
 fn host_preopens() -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    for fd in 3..crate::fds::FD_BASE as i32 {
-        let mut pre = [0u32; 2];
-        // SAFETY: 8-byte out-pointer for a prestat.
-        if unsafe { host::fd_prestat_get(fd, pre.as_mut_ptr() as i32) } != 0 {
-            break;
-        }
-        if pre[0] & 0xff != 0 {
-            continue;
-        }
-        let mut name = alloc::vec![0u8; pre[1] as usize];
-        // SAFETY: buffer of the advertised length.
-        if unsafe { host::fd_prestat_dir_name(fd, name.as_mut_ptr() as i32, pre[1] as i32) } == 0 {
-            out.push(name);
-        }
-    }
-    out
+    let list = crate::libc_preopens::host_preopens().unwrap_or_default();
+    list.into_iter().map(|(_, name)| name).collect()
 }
 
 /// Compares two preopen names as wasi-libc does (leading `/` and `./`, trailing `/` ignored).
@@ -188,26 +174,20 @@ fn pending_unlock() {
     PENDING_LOCK.store(false, Release);
 }
 
-extern "C" {
-    /// wasi-libc (`wasi/libc.h`): adds `fd` as the preopen for `prefix` (copied).
-    fn __wasilibc_register_preopened_fd(fd: i32, prefix: *const u8) -> i32;
-}
-
-/// Hands every not-yet-registered spindle preopen to wasi-libc's preopen table.
-fn register_pending() -> i32 {
+/// Hands every not-yet-registered spindle preopen to the preopen table (`libc_preopens.rs`).
+fn register_pending() {
     pending_lock();
     // SAFETY: under the pending lock.
     let list = core::mem::take(unsafe { &mut *PENDING.0.get() });
     pending_unlock();
-    let mut rc = 0;
     for (fd, mut path) in list {
         path.push(0);
-        // SAFETY: a NUL-terminated string that outlives the call (wasi-libc copies it).
-        if unsafe { __wasilibc_register_preopened_fd(fd, path.as_ptr()) } != 0 {
-            rc = crate::fd_calls::errno(Errno::Nomem);
-        }
+        // SAFETY: a NUL-terminated string that outlives the call (the table copies it). Through
+        // the linked symbol: see `libc_preopens::linked`.
+        unsafe {
+            crate::libc_preopens::linked::__wasilibc_register_preopened_fd(fd, path.as_ptr() as _)
+        };
     }
-    rc
 }
 
 /// The constructor: initialise and announce the preopens before `main` and before ordinary
@@ -247,10 +227,8 @@ pub fn mount(path: &[u8]) -> Result<i32, Errno> {
     // SAFETY: under the pending lock.
     unsafe { (*PENDING.0.get()).push((fd, path.to_vec())) };
     pending_unlock();
-    match register_pending() {
-        0 => Ok(fd),
-        _ => Err(Errno::Nomem),
-    }
+    register_pending();
+    Ok(fd)
 }
 
 /// The C hook of [`spindle_fs_set_can_wait`] (0: none).
