@@ -27,7 +27,7 @@ import { buildPrograms } from '../runtime/lib/build.mjs';
 import { commands } from '../runtime/lib/configs.mjs';
 import { loadRegistry } from './registry.mjs';
 import { createProgress } from './progress.mjs';
-import { loadWarning, machine, sampleLoad } from './machine.mjs';
+import { loadWarning, machine, sampleLoad, sampleSteal, stealWarning } from './machine.mjs';
 import { failureBanner, printReport, writeSession } from './report.mjs';
 import { failures } from './rows.mjs';
 
@@ -157,6 +157,7 @@ export async function main(argv) {
   const started = new Date();
   const t0 = process.hrtime.bigint();
   const load = sampleLoad();
+  const steal = sampleSteal();
   const progress = createProgress({ total: selected.length });
   const log = (m) => progress.log(m);
   log(`spindle bench: ${selected.map((e) => e.id).join(', ')}; ${opts.runs} runs (+1 warm-up); threads ${opts.threads.join(',')}; `
@@ -191,17 +192,18 @@ export async function main(argv) {
   ctx.cleanup?.();
 
   const loadSummary = load.stop();
+  const stealSummary = steal.stop();
   const m = machine();
-  const warning = loadWarning(loadSummary, m.cpus);
+  const warnings = [loadWarning(loadSummary, m.cpus), stealWarning(stealSummary)].filter(Boolean);
   const session = {
     command: `spindle bench ${argv.filter((a, i) => a !== '--registry' && argv[i - 1] !== '--registry').join(' ')}`.trim(),
     started: started.toISOString(),
     durationS: Number(process.hrtime.bigint() - t0) / 1e9,
     prepareS,
     runs: opts.runs, quick: opts.quick, threads: opts.threads,
-    machine: m, load: loadSummary, v8Tier: V8_TIER,
+    machine: m, load: loadSummary, steal: stealSummary, v8Tier: V8_TIER,
     wasmtime: ctx.wasmtime.exe ? ctx.wasmtime.version : ctx.wasmtime.unavailable,
-    warnings: warning ? [warning] : [],
+    warnings,
     results,
   };
   printReport(session, registry);

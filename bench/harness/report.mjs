@@ -91,6 +91,7 @@ export function machineLines(session) {
   return [
     `Machine: ${m.cpus} x ${m.cpuModel}, ${m.memGiB} GiB, ${m.platform}, Node ${m.node} (V8 ${m.v8})`,
     `Load average (1 min): ${l.start.toFixed(2)} at the start, ${l.end.toFixed(2)} at the end, mean ${l.mean.toFixed(2)}, max ${l.max.toFixed(2)} (sampled every ${l.everyS} s) on ${m.cpus} cores`,
+    ...(session.steal ? [`CPU steal (the hypervisor running other work on these CPUs): ${session.steal.percent}% of the CPU time, up to ${session.steal.maxPercent}% in a ${session.steal.everyS}-s interval`] : []),
     `V8 tier: ${session.v8Tier}`,
   ];
 }

@@ -162,6 +162,20 @@ describe('bench harness: result parsing and verification', () => {
   test('wasmtime runs with threads and shared memory enabled', () => {
     assert.deepEqual(wasmtimeCommand('/w', 'p.wasm', ['2']), ['/w', ['run', '-W', 'threads=y,shared-memory=y', '-S', 'threads=y', 'p.wasm', '2']]);
   });
+
+  test('CPU steal: /proc/stat parsing, the share of all CPU time, the worst interval and the warning above 5%', async () => {
+    const { readCpuTimes, sampleSteal, stealWarning } = await imp('harness/machine.mjs');
+    assert.deepEqual(readCpuTimes('cpu  10 0 5 80 1 1 1 2 0 0\ncpu0 5 0 2 40 0 0 0 1 0 0\n'), { total: 100, steal: 2 });
+    assert.equal(readCpuTimes('no cpu line'), undefined);
+    // Readings every 10 ms: 0% steal over the first interval, 50% over the second, then none.
+    const readings = [{ total: 0, steal: 0 }, { total: 100, steal: 0 }, { total: 200, steal: 50 }];
+    const s = sampleSteal(0.01, () => (readings.length > 1 ? readings.shift() : readings[0]));
+    await new Promise((r) => setTimeout(r, 150));
+    assert.deepEqual(s.stop(), { percent: 25, maxPercent: 50, everyS: 0.01 });
+    assert.equal(sampleSteal(5, () => undefined).stop(), undefined);
+    assert.equal(stealWarning({ percent: 5, maxPercent: 9, everyS: 5 }), undefined);
+    assert.match(stealWarning({ percent: 12.5, maxPercent: 30, everyS: 5 }), /12\.5% of the CPU time \(steal; up to 30% in a 5-s interval\)/);
+  });
 });
 
 describe('bench harness: SVG charts', () => {
