@@ -72,10 +72,20 @@ describe('spindle check: WASI filesystem imports', () => {
     assert.deepEqual(r.forwarded, [...FS_CALLS].sort());
   });
 
-  test('the Rust guest linked with libspindle-fs.a by -C link-arg (no source change) bypasses nothing', () => {
-    const r = checkFsImports(readFileSync(wasm('fs_rust_linkarg')));
-    assert.deepEqual(r.bypassing, []);
-    assert.ok(r.forwarded.includes('path_open'));
+  test('the Rust guest linked with libspindle-fs.a by -l static= or -C link-arg (no source change) bypasses nothing', () => {
+    for (const p of ['fs_rust_libflag', 'fs_rust_linkarg']) {
+      const r = checkFsImports(readFileSync(wasm(p)));
+      assert.deepEqual(r.bypassing, [], p);
+      assert.ok(r.forwarded.includes('path_open'), p);
+    }
+  });
+
+  test("spindle's preopen table replaces wasi-libc's, except where libc comes first on the link line", () => {
+    // A static function of wasi-libc's preopens.c: in the name section only if that file was linked.
+    const libcTable = (p) => readFileSync(wasm(p)).includes('internal_register_preopened_fd_unlocked');
+    for (const p of ['preopens', 'stdio', 'append_threads_alloc', 'fs_rust', 'fs_rust_libflag']) assert.equal(libcTable(p), false, p);
+    assert.equal(libcTable('fs_rust_linkarg'), true, 'rustc puts -C link-arg after libc');
+    assert.equal(libcTable('preopens_rt'), true, 'a program without the library');
   });
 
   test('a program without the library is flagged', () => {
@@ -130,6 +140,9 @@ describe('(i) in-program FS on spindle', () => {
   test('fs_rust: std::fs, and threads sharing files and a File', () => {
     expectOk(onSpindle('fs_rust', { args: ['threads'] }), 'fs_rust');
   });
+  test('fs_rust_libflag: the same through -l static=spindle-fs', () => {
+    expectOk(onSpindle('fs_rust', { program: 'fs_rust_libflag', args: ['threads'] }), 'fs_rust');
+  });
   test('fs_rust_linkarg: the same through -C link-arg=libspindle-fs.a', () => {
     expectOk(onSpindle('fs_rust', { program: 'fs_rust_linkarg', args: ['threads'] }), 'fs_rust');
   });
@@ -162,6 +175,7 @@ describe('(ii) in-program FS on node:wasi (single-threaded programs)', () => {
     });
   }
   test('fs_rust', () => expectOk(onNodeWasi('fs_rust'), 'fs_rust'));
+  test('fs_rust_libflag', () => expectOk(onNodeWasi('fs_rust_libflag'), 'fs_rust'));
   test('fs_rust_linkarg', () => expectOk(onNodeWasi('fs_rust_linkarg'), 'fs_rust'));
 
   test('a host preopen of /tmp wins over the default memory /tmp', () => {

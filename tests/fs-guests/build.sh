@@ -10,8 +10,11 @@
 #   fs_rust_rt.wasm      the Rust program without the crate or the archive (FS_GUEST_PLAIN=1)
 #   fs_rust_wasip1_rt.wasm  the same for plain wasm32-wasip1 (no threads; its own memory)
 #   fs_rust.wasm         Rust std::fs program using the spindle-wasi-fs crate (rust/)
-#   fs_rust_linkarg.wasm the same program without the crate, linked with libspindle-fs.a through
-#                        RUSTFLAGS="-C link-arg=..." (the no-source-change route for Rust)
+#   fs_rust_libflag.wasm the same program without the crate, linked with libspindle-fs.a through
+#                        RUSTFLAGS="-L native=... -l static=spindle-fs" (the no-source-change route
+#                        for Rust: the archive comes before libc, so its preopen table is used)
+#   fs_rust_linkarg.wasm the same through RUSTFLAGS="-C link-arg=.../libspindle-fs.a" (after libc:
+#                        wasi-libc's preopen table stays, the archive's weak one is unused)
 # First builds and installs the C archives (tools/build-c-libs.sh).
 # Usage: bash tests/fs-guests/build.sh
 set -euo pipefail
@@ -44,6 +47,9 @@ if [ -d "$here/rust" ] && [ -f "$here/rust/Cargo.toml" ]; then
   (cd "$here/rust" && RUSTFLAGS="-C link-arg=$prefix/lib/libspindle-fs.a" \
     cargo build -q --release --target wasm32-wasip1-threads --no-default-features --target-dir target/linkarg)
   cp "$here/rust/target/linkarg/wasm32-wasip1-threads/release/fs_rust.wasm" "$out/fs_rust_linkarg.wasm"
+  (cd "$here/rust" && RUSTFLAGS="-L native=$prefix/lib -l static=spindle-fs" \
+    cargo build -q --release --target wasm32-wasip1-threads --no-default-features --target-dir target/libflag)
+  cp "$here/rust/target/libflag/wasm32-wasip1-threads/release/fs_rust.wasm" "$out/fs_rust_libflag.wasm"
   (cd "$here/rust" && FS_GUEST_PLAIN=1 cargo build -q --release --target wasm32-wasip1-threads --no-default-features --target-dir target/plain)
   cp "$here/rust/target/plain/wasm32-wasip1-threads/release/fs_rust.wasm" "$out/fs_rust_rt.wasm"
   (cd "$here/rust" && FS_GUEST_PLAIN=1 cargo build -q --release --target wasm32-wasip1 --no-default-features --target-dir target/plain)
