@@ -14,8 +14,8 @@ export function machine() {
   };
 }
 
-/** Starts sampling; stop() returns { start, end, max, mean, everyS, samples }. */
-export function sampleLoad(everyS = 5, read = () => loadavg()[0]) {
+/** Calls read() now, every `everyS` seconds and at stop(); stop() returns summarize(readings). */
+function sampleEvery(everyS, read, summarize) {
   const samples = [read()];
   const timer = setInterval(() => samples.push(read()), everyS * 1000);
   timer.unref();
@@ -23,13 +23,20 @@ export function sampleLoad(everyS = 5, read = () => loadavg()[0]) {
     stop() {
       clearInterval(timer);
       samples.push(read());
-      const r = (x) => Math.round(x * 100) / 100;
-      return {
-        start: samples[0], end: samples[samples.length - 1], max: Math.max(...samples),
-        mean: r(samples.reduce((a, b) => a + b, 0) / samples.length), everyS, samples: samples.map(r),
-      };
+      return summarize(samples);
     },
   };
+}
+
+/** Starts sampling; stop() returns { start, end, max, mean, everyS, samples }. */
+export function sampleLoad(everyS = 5, read = () => loadavg()[0]) {
+  return sampleEvery(everyS, read, (samples) => {
+    const r = (x) => Math.round(x * 100) / 100;
+    return {
+      start: samples[0], end: samples[samples.length - 1], max: Math.max(...samples),
+      mean: r(samples.reduce((a, b) => a + b, 0) / samples.length), everyS, samples: samples.map(r),
+    };
+  });
 }
 
 /** The warning for a load summary, or undefined when the machine was quiet enough. */
@@ -56,21 +63,14 @@ export function readCpuTimes(text) {
 
 /** Starts sampling steal; stop() returns { percent, maxPercent, everyS } (percent of all CPU time) or undefined. */
 export function sampleSteal(everyS = 5, read = readCpuTimes) {
-  const samples = [read()];
-  if (!samples[0]) return { stop: () => undefined };
-  const timer = setInterval(() => samples.push(read()), everyS * 1000);
-  timer.unref();
-  return {
-    stop() {
-      clearInterval(timer);
-      samples.push(read());
-      const share = (a, b) => (b.total > a.total ? (100 * (b.steal - a.steal)) / (b.total - a.total) : 0);
-      let maxPercent = 0;
-      for (let i = 1; i < samples.length; i++) maxPercent = Math.max(maxPercent, share(samples[i - 1], samples[i]));
-      const r = (x) => Math.round(x * 10) / 10;
-      return { percent: r(share(samples[0], samples[samples.length - 1])), maxPercent: r(maxPercent), everyS };
-    },
-  };
+  return sampleEvery(everyS, read, (samples) => {
+    if (samples.some((x) => !x)) return undefined; // no /proc/stat
+    const share = (a, b) => (b.total > a.total ? (100 * (b.steal - a.steal)) / (b.total - a.total) : 0);
+    let maxPercent = 0;
+    for (let i = 1; i < samples.length; i++) maxPercent = Math.max(maxPercent, share(samples[i - 1], samples[i]));
+    const r = (x) => Math.round(x * 10) / 10;
+    return { percent: r(share(samples[0], samples[samples.length - 1])), maxPercent: r(maxPercent), everyS };
+  });
 }
 
 /** The warning for a steal summary, or undefined below 5%. */

@@ -68,6 +68,8 @@ mod path_calls;
 mod poll;
 #[cfg(all(target_arch = "wasm32", not(spindle_fs_module)))]
 mod preopens;
+#[cfg(all(target_arch = "wasm32", not(spindle_fs_module)))]
+mod spin;
 #[cfg(target_arch = "wasm32")]
 mod state;
 #[cfg(all(target_arch = "wasm32", spindle_fs_module))]

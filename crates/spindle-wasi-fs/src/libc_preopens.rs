@@ -47,6 +47,7 @@
 //! running at the same time may still be reading it: a few dozen bytes per reset.
 
 use crate::host;
+use crate::spin::SpinLock;
 use alloc::boxed::Box;
 use alloc::vec::Vec;
 use core::ffi::{c_char, CStr};
@@ -72,7 +73,7 @@ static HEAD: AtomicPtr<Preopen> = AtomicPtr::new(ptr::null_mut());
 /// Whether the host's preopens are in the list.
 static POPULATED: AtomicBool = AtomicBool::new(false);
 /// Held by every writer of `HEAD` / `POPULATED`.
-static WRITER: AtomicBool = AtomicBool::new(false);
+static WRITER: SpinLock = SpinLock::new();
 
 const EX_OSERR: i32 = 71;
 const EINVAL: i32 = 28;
@@ -116,19 +117,6 @@ pub(crate) mod linked {
 fn set_errno(e: i32) {
     // SAFETY: wasi-libc's errno of the calling thread.
     unsafe { *__errno_location() = e };
-}
-
-fn lock_writer() {
-    while WRITER
-        .compare_exchange_weak(false, true, Acquire, Relaxed)
-        .is_err()
-    {
-        core::hint::spin_loop();
-    }
-}
-
-fn unlock_writer() {
-    WRITER.store(false, Release);
 }
 
 /// Strips leading `/` and `./`, and a whole `.` (wasi-libc's `strip_prefixes`).
@@ -192,7 +180,7 @@ fn populate() {
     if POPULATED.load(Acquire) {
         return;
     }
-    lock_writer();
+    WRITER.lock();
     if !POPULATED.load(Relaxed) {
         match host_preopens() {
             Ok(list) => list.iter().for_each(|(fd, name)| push_locked(*fd, name)),
@@ -201,7 +189,7 @@ fn populate() {
         }
         POPULATED.store(true, Release);
     }
-    unlock_writer();
+    WRITER.unlock();
 }
 
 /// Adds `fd` as the preopen for `prefix` (copied); it takes precedence over earlier ones with
@@ -220,9 +208,9 @@ pub unsafe extern "C" fn __wasilibc_register_preopened_fd(fd: i32, prefix: *cons
     // SAFETY: NUL-terminated per the contract.
     let prefix = unsafe { CStr::from_ptr(prefix) }.to_bytes();
     populate();
-    lock_writer();
+    WRITER.lock();
     push_locked(fd, prefix);
-    unlock_writer();
+    WRITER.unlock();
     0
 }
 
@@ -231,10 +219,10 @@ pub unsafe extern "C" fn __wasilibc_register_preopened_fd(fd: i32, prefix: *cons
 #[no_mangle]
 #[cfg_attr(feature = "weak-preopens", linkage = "weak")]
 pub extern "C" fn __wasilibc_reset_preopens() {
-    lock_writer();
+    WRITER.lock();
     HEAD.store(ptr::null_mut(), Release);
     POPULATED.store(false, Release);
-    unlock_writer();
+    WRITER.unlock();
 }
 
 /// Does `prefix` name `path` or one of its ancestors, by whole components (`prefix_matches`)?

@@ -24,10 +24,11 @@
 
 use crate::fds::guest;
 use crate::host;
+use crate::spin::SpinLock;
 use crate::state::fs;
 use alloc::vec::Vec;
 use core::cell::UnsafeCell;
-use core::sync::atomic::{AtomicBool, Ordering::*};
+use core::sync::atomic::Ordering::Relaxed;
 use spindle_fs::{Errno, Fs};
 
 /// Mounts the start-up memory directories into `fs` (being created) and queues their preopens
@@ -51,10 +52,10 @@ pub(crate) fn mount_initial(fs: &Fs) {
             Err(e) => warn_mount(&entry, e),
         }
     }
-    pending_lock();
+    PENDING_LOCK.lock();
     // SAFETY: under the pending lock.
     unsafe { (*PENDING.0.get()).extend(list) };
-    pending_unlock();
+    PENDING_LOCK.unlock();
 }
 
 /// Mounts a memory directory at `path` (if it is not one yet) and preopens it.
@@ -159,27 +160,14 @@ struct Pending(UnsafeCell<Vec<(i32, Vec<u8>)>>);
 // SAFETY: only touched under PENDING_LOCK.
 unsafe impl Sync for Pending {}
 static PENDING: Pending = Pending(UnsafeCell::new(Vec::new()));
-static PENDING_LOCK: AtomicBool = AtomicBool::new(false);
-
-fn pending_lock() {
-    while PENDING_LOCK
-        .compare_exchange_weak(false, true, Acquire, Relaxed)
-        .is_err()
-    {
-        core::hint::spin_loop();
-    }
-}
-
-fn pending_unlock() {
-    PENDING_LOCK.store(false, Release);
-}
+static PENDING_LOCK: SpinLock = SpinLock::new();
 
 /// Hands every not-yet-registered spindle preopen to the preopen table (`libc_preopens.rs`).
 fn register_pending() {
-    pending_lock();
+    PENDING_LOCK.lock();
     // SAFETY: under the pending lock.
     let list = core::mem::take(unsafe { &mut *PENDING.0.get() });
-    pending_unlock();
+    PENDING_LOCK.unlock();
     for (fd, mut path) in list {
         path.push(0);
         // SAFETY: a NUL-terminated string that outlives the call (the table copies it). Through
@@ -223,10 +211,10 @@ pub fn mount(path: &[u8]) -> Result<i32, Errno> {
     let fs = fs();
     fs.mount_memory(path, false)?;
     let fd = guest(fs.preopen(path)?);
-    pending_lock();
+    PENDING_LOCK.lock();
     // SAFETY: under the pending lock.
     unsafe { (*PENDING.0.get()).push((fd, path.to_vec())) };
-    pending_unlock();
+    PENDING_LOCK.unlock();
     register_pending();
     Ok(fd)
 }
