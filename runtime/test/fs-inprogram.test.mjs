@@ -49,6 +49,7 @@ const GUESTS = {
   threads_share: { nodeWasi: false },
   dir_threads: { nodeWasi: false },
   hostdir: { nodeWasi: true }, // with a host directory preopened at /host (--dir HOST::/host)
+  enospc: { nodeWasi: true }, // oom/enospc.c, 32 MiB maximum memory: a file written until memory runs out
   preopens: { nodeWasi: true, args: ['threads'] }, // wasi-libc's preopen table and cwd (threads: not on node:wasi)
 };
 
@@ -134,7 +135,7 @@ describe('(i) in-program FS on spindle', () => {
       }
     });
   }
-  for (const name of ['append_threads', 'threads_share', 'dir_threads']) {
+  for (const name of ['append_threads', 'threads_share', 'dir_threads', 'enospc']) {
     test(`${name} with libspindle.a (fs + spindle-alloc)`, () => expectOk(onSpindle(name, { program: `${name}_alloc` }), name));
   }
   test('fs_rust: std::fs, and threads sharing files and a File', () => {
@@ -229,8 +230,8 @@ describe('in-program FS on wasmtime 46 (portability; threads included)', { skip:
   test('fs_rust with threads', () => expectOkBesidesWarning(onWasmtime('fs_rust', { args: ['threads'] }), 'fs_rust'));
 });
 
-test('every C guest in tests/fs-guests/c has a runner here', () => {
-  const sources = readdirSync(src).filter((f) => f.endsWith('.c')).map((f) => f.slice(0, -2)).sort();
+test('every C guest in tests/fs-guests/c and oom/ has a runner here', () => {
+  const sources = [src, join(src, '..', 'oom')].flatMap((d) => readdirSync(d)).filter((f) => f.endsWith('.c')).map((f) => f.slice(0, -2)).sort();
   assert.deepEqual(sources, Object.keys(GUESTS).sort());
 });
 

@@ -4,6 +4,8 @@
 #   <name>_alloc.wasm    the same linked with libspindle.a (fs + spindle-alloc), for the
 #                        threaded ones (append_threads, threads_share, dir_threads)
 #   stdio_plain.wasm     stdio.c WITHOUT the library (the checker must flag it)
+#   enospc.wasm, enospc_alloc.wasm   oom/enospc.c with libspindle-fs.a / libspindle.a and a 32 MiB
+#                        maximum memory (writing until memory runs out gives ENOSPC, not a trap)
 #   <name>_rt.wasm       c/<name>.c WITHOUT the library, built with -DFS_GUEST_PLAIN (unmodified
 #                        programs on the runtime's filesystem: memory mounts, host directories;
 #                        all but mounts.c, which uses the library's API), and runtime/<name>.c
@@ -35,6 +37,9 @@ for name in append_threads threads_share dir_threads; do
   "$cc" "${flags[@]}" "$here/c/$name.c" "$prefix/lib/libspindle.a" -o "$out/${name}_alloc.wasm" & pids+=($!)
 done
 "$cc" "${flags[@]}" "$here/c/stdio.c" -o "$out/stdio_plain.wasm" & pids+=($!)
+# oom/: in-program only, with a 32 MiB maximum memory so that memory runs out quickly.
+"$cc" "${flags[@]}" "$here/oom/enospc.c" "$prefix/lib/libspindle-fs.a" -Wl,--max-memory=33554432 -o "$out/enospc.wasm" & pids+=($!)
+"$cc" "${flags[@]}" "$here/oom/enospc.c" "$prefix/lib/libspindle.a" -Wl,--max-memory=33554432 -o "$out/enospc_alloc.wasm" & pids+=($!)
 for src in "$here"/c/*.c "$here"/runtime/*.c; do
   name=$(basename "$src" .c)
   [ "$name" = mounts ] && continue

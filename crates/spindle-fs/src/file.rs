@@ -10,13 +10,20 @@
 //! past `size` are zero, so extending a file (truncate up, a write past the end) exposes zeros
 //! without touching them.
 //!
+//! Out of memory: file data is where a memory filesystem's memory goes, so its allocations are
+//! fallible: a write that cannot get memory for its bytes stops there, as a full tmpfs does
+//! (a short write, or ENOSPC if nothing was written), and the file keeps what was written.
+//! The map's own nodes (one per ~11 chunks) and all other metadata still allocate infallibly.
+//!
 //! Thread rules: `FileData` has no lock of its own; it lives in the inode's `RwLock`
 //! (`inode.rs`): reads and preads share it, writes and size changes take it exclusively, which
 //! is what makes an O_APPEND write atomic with respect to other writes.
 
 use crate::errno::{Errno, Result};
 use alloc::boxed::Box;
+use alloc::collections::btree_map::Entry;
 use alloc::collections::BTreeMap;
+use core::alloc::Layout;
 use alloc::vec::Vec;
 
 /// Bytes per chunk (one wasm page is 16 of them).
@@ -88,48 +95,69 @@ impl FileData {
         }
     }
 
-    /// Writes `bufs` in order at `off`, growing the file; returns bytes written.
+    /// Writes `bufs` in order at `off`, growing the file; returns bytes written: fewer than
+    /// asked if memory ran out after some bytes (module doc), ENOSPC if before any.
     pub(crate) fn write_at(&mut self, off: u64, bufs: &[&[u8]]) -> Result<usize> {
         let len: usize = bufs.iter().map(|b| b.len()).sum();
         let end = off.checked_add(len as u64).ok_or(Errno::Fbig)?;
         if end > MAX_SIZE {
             return Err(Errno::Fbig);
         }
-        let mut pos = off;
+        let mut done = 0;
         for buf in bufs {
-            self.write_one(pos, buf);
-            pos += buf.len() as u64;
+            let n = self.write_one(off + done as u64, buf);
+            done += n;
+            if n < buf.len() {
+                break;
+            }
         }
-        if end > self.size {
-            self.size = end;
+        if done == 0 && len > 0 {
+            return Err(Errno::Nospc);
         }
-        Ok(len)
+        self.size = self.size.max(off + done as u64);
+        Ok(done)
     }
 
-    fn write_one(&mut self, off: u64, data: &[u8]) {
+    /// Writes `data` at `off`; returns the bytes written (fewer if memory ran out).
+    fn write_one(&mut self, off: u64, data: &[u8]) -> usize {
         let mut done = 0;
         while done < data.len() {
             let pos = off + done as u64;
             let (idx, at) = (pos / CHUNK as u64, (pos % CHUNK as u64) as usize);
             let n = (CHUNK - at).min(data.len() - done);
+            let part = &data[done..done + n];
             if idx == 0 {
-                self.write_head(at, &data[done..done + n]);
+                if self.write_head(at, part).is_err() {
+                    break;
+                }
             } else {
-                let chunk = self.chunks.entry(idx).or_insert_with(zero_chunk);
-                chunk[at..at + n].copy_from_slice(&data[done..done + n]);
+                let chunk = match self.chunks.entry(idx) {
+                    Entry::Occupied(e) => e.into_mut(),
+                    Entry::Vacant(e) => match zero_chunk() {
+                        Some(c) => e.insert(c),
+                        None => break,
+                    },
+                };
+                chunk[at..at + n].copy_from_slice(part);
             }
             done += n;
         }
+        done
     }
 
-    /// Writes `data` at `at` in chunk 0 (`at + data.len() <= CHUNK`).
-    fn write_head(&mut self, at: usize, data: &[u8]) {
+    /// Writes `data` at `at` in chunk 0 (`at + data.len() <= CHUNK`); Err if out of memory
+    /// (nothing written then).
+    fn write_head(&mut self, at: usize, data: &[u8]) -> core::result::Result<(), ()> {
         let end = at + data.len();
         let cap = self.head.capacity();
         if end > cap {
             // Doubling (from 64 bytes) bounds the copies of a growing head; never past CHUNK.
+            // If that much is not available, exactly what this write needs.
             let want = end.max((cap * 2).clamp(64, CHUNK));
-            self.head.reserve_exact(want - self.head.len());
+            let len = self.head.len();
+            if self.head.try_reserve_exact(want - len).is_err() {
+                self.head.try_reserve_exact(end - len).map_err(|_| ())?;
+            }
         }
         let len = self.head.len();
         if at > len {
@@ -138,6 +166,7 @@ impl FileData {
         let overlap = len.saturating_sub(at).min(data.len());
         self.head[at..at + overlap].copy_from_slice(&data[..overlap]);
         self.head.extend_from_slice(&data[overlap..]);
+        Ok(())
     }
 
     /// Truncates or extends to `size`; new bytes read as zero.
@@ -162,13 +191,16 @@ impl FileData {
     }
 }
 
-#[cold]
-fn zero_chunk() -> Box<Chunk> {
+/// A zeroed chunk, or None if the allocator has no memory for it.
+fn zero_chunk() -> Option<Box<Chunk>> {
     // Box::new([0; CHUNK]) may build the array on the stack first; go through the zeroed
     // allocator path instead (fresh wasm pages are zero already).
-    let v = alloc::vec![0u8; CHUNK].into_boxed_slice();
-    // SAFETY: the slice has exactly CHUNK bytes, so it is a valid `[u8; CHUNK]`.
-    unsafe { Box::from_raw(Box::into_raw(v) as *mut Chunk) }
+    let layout = Layout::new::<Chunk>();
+    // SAFETY: the layout has a non-zero size.
+    let p = unsafe { alloc::alloc::alloc_zeroed(layout) } as *mut Chunk;
+    // SAFETY: non-null, allocated by the global allocator with `Chunk`'s layout and zeroed,
+    // which is a valid `[u8; CHUNK]`; the Box frees it with the same layout.
+    (!p.is_null()).then(|| unsafe { Box::from_raw(p) })
 }
 
 #[cfg(test)]
