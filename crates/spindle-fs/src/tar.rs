@@ -358,7 +358,9 @@ impl Fs {
                 let f = self.path_open(d, 0, rel, oflags::CREAT | oflags::TRUNC, rights::ALL, rights::ALL, 0)?;
                 let r = self.fd_write(f, &[data]);
                 self.fd_close(f)?;
-                r?;
+                if r? < data.len() {
+                    return Err(Errno::Nospc); // out of memory part-way (file.rs)
+                }
             }
             // Devices, fifos and the like have no place in this filesystem: skipped.
             _ => return Ok(()),

@@ -68,6 +68,14 @@ fn writes_stop_at_out_of_memory_and_the_fs_goes_on() {
     create(&fs, root, "small", b"x");
     assert_eq!(read(&fs, root, "small").unwrap(), b"x");
 
+    // A tar import that runs out of memory fails with ENOSPC instead of keeping a short file.
+    limit(-1);
+    let mut tar = Vec::new();
+    fs.tar_export(root, b"big", &mut |b| Ok(tar.extend_from_slice(b))).unwrap();
+    let dest = fs.preopen(b"/dest").unwrap();
+    limit(1);
+    assert_eq!(fs.tar_import(dest, b".", &tar), Err(Errno::Nospc));
+
     // Memory comes back: truncate and write again.
     limit(-1);
     fs.fd_filestat_set_size(fd, 0).unwrap();
