@@ -46,6 +46,12 @@ fn limit(large: isize) {
 
 #[test]
 fn writes_stop_at_out_of_memory_and_the_fs_goes_on() {
+    // A failed assert must not run out of memory itself (the default hook's backtrace would,
+    // and the process would hang or abort instead of reporting).
+    std::panic::set_hook(Box::new(|info| {
+        limit(-1);
+        eprintln!("{info}");
+    }));
     let (fs, root) = fresh();
     let fd = fs.path_open(root, FOLLOW, b"big", oflags::CREAT, RW, RW, 0).unwrap();
     let block = vec![7u8; 40 * 1024];
