@@ -161,10 +161,15 @@ export async function run(ctx) {
       // cores only show oversubscription, the full run has them)
       ...ctx.threads.filter((t) => t <= (ctx.quick ? ctx.cores : 8)).map((t) => ({ variant: `T=${t}`, mode: 'threads', threads: t })),
     ];
+    // Every variant's configurations run in ONE interleaved loop (each round runs all of them), so
+    // the goals that compare variants (pthread/main, T=2 / T=1) compare runs made at the same
+    // moments of the machine, not minutes apart.
+    const spec = { experiment: id, baseline: BASELINE, metrics: METRICS };
+    const all = [];
+    const unavailableAll = [];
     for (const v of variants) {
-      const spec = { experiment: id, variant: v.variant, baseline: BASELINE, metrics: METRICS };
       // A note is per configuration in the summary (the same for every variant), so it says all of them.
-      const config = (name, r, cmd, note, rounds = `${r} rounds`) => ({ config: name, cmd, check: fsCheck(r, v.threads), note: `${note}; ${rounds}` });
+      const config = (name, r, cmd, note, rounds = `${r} rounds`) => ({ config: name, variant: v.variant, cmd, check: fsCheck(r, v.threads), note: `${note}; ${rounds}` });
       const args = (r, dir) => workloadArgs(v, r, dir);
       const peerRounds = v.mode === 'main' ? jsRounds : Math.max(1, Math.ceil(proxiedRounds / v.threads));
       const mainOnly = v.mode === 'main';
@@ -203,10 +208,11 @@ export async function run(ctx) {
           ['wasi-shim', '@bjorn3/browser_wasi_shim runs no threads']);
       }
       configs.push(config('native-tmpfs', rounds, inFreshDir(native, args(rounds, '@DIR'), base), `gcc -O2 -pthread, files on ${base}`));
-      const measured = await measure(ctx, { ...spec, configs, timeoutMs: 300_000 });
-      for (const [name, reason] of unavailable) measured.push(...unavailableRows({ ...spec, config: name, reason }));
-      rows.push(...measured);
+      all.push(...configs);
+      unavailableAll.push(...unavailable.map(([name, reason]) => ({ variant: v.variant, name, reason })));
     }
+    rows.push(...await measure(ctx, { ...spec, configs: all, timeoutMs: 300_000 }));
+    for (const u of unavailableAll) rows.push(...unavailableRows({ ...spec, variant: u.variant, config: u.name, reason: u.reason }));
   } finally {
     rmSync(base, { recursive: true, force: true });
   }

@@ -12,7 +12,10 @@ import { min, median, ratio } from './stats.mjs';
  * @param ctx      the run context (runs, log)
  * @param spec     { experiment, variant, baseline, metrics: [{ key, unit }], configs: [{ config,
  *                   cmd: [exe, args], check(result) -> { [metricKey]: number } (throws if wrong),
- *                   note? }], timeoutMs? }
+ *                   note?, variant? }], timeoutMs? }
+ *                 A config's own `variant` (default spec.variant) lets one loop interleave several
+ *                 variants, so that ratios ACROSS variants (T=2 / T=1) also compare runs of the
+ *                 same moments of the machine.
  * @returns rows, one per configuration x metric
  */
 export async function measure(ctx, spec) {
@@ -33,7 +36,7 @@ export async function measure(ctx, spec) {
         }
       } catch (e) {
         s.error = e instanceof Error ? e.message : String(e);
-        ctx.log(`  FAILED ${spec.experiment} ${spec.variant} ${s.c.config}: ${s.error}`);
+        ctx.log(`  FAILED ${spec.experiment} ${s.c.variant ?? spec.variant} ${s.c.config}: ${s.error}`);
       }
     }
   }
@@ -43,7 +46,7 @@ export async function measure(ctx, spec) {
       const v = s.error ? [] : s.values[m.key];
       rows.push({
         experiment: spec.experiment,
-        variant: spec.variant,
+        variant: s.c.variant ?? spec.variant,
         config: s.c.config,
         metric: m.key,
         unit: m.unit,
