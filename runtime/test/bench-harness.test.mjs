@@ -508,3 +508,13 @@ describe('bench harness: the fs experiment (checksum of what was read back, peer
     assertSvg(renderChart(lines, rows), ['napi-rs-memfs', 'spindle-inprogram', 'spindle-sharedfs', 'wasi-shim']);
   });
 });
+
+test('a failed run is described by its first line (what happened) and its last (where)', async () => {
+  const { describeFailure } = await imp('runtime/lib/proc.mjs');
+  const trap = 'spindle: thread 3 trapped: wasm trap: memory access out of bounds\nwasm backtrace:\n    at f (x.wasm)\n    at wasi_thread_start (x.wasm)\n';
+  assert.equal(describeFailure({ code: 134, stderr: trap }),
+    'exit code 134: spindle: thread 3 trapped: wasm trap: memory access out of bounds | ... | at wasi_thread_start (x.wasm)');
+  assert.equal(describeFailure({ code: 1, stderr: 'usage: x\n' }), 'exit code 1: usage: x');
+  assert.equal(describeFailure({ code: 2, stderr: '', stdout: '' }), 'exit code 2');
+  assert.equal(describeFailure({ timedOut: true }), 'timed out');
+});

@@ -41,6 +41,9 @@ export function runCommand(cmd, args, { timeoutMs = 60_000, env, cwd } = {}) {
 export function describeFailure(r) {
   if (r.timedOut) return 'timed out';
   const why = r.signal ? `killed by ${r.signal}` : `exit code ${r.code}`;
-  const tail = (r.stderr || r.stdout).trim().split('\n').slice(-2).join(' | ');
-  return tail ? `${why}: ${tail.slice(0, 300)}` : why;
+  // The first line says what happened (spindle: "thread N trapped: wasm trap: <reason>"), the
+  // last where it came from (the outermost backtrace frame); both, when there are more lines.
+  const lines = (r.stderr || r.stdout).trim().split('\n').map((l) => l.trim()).filter(Boolean);
+  const text = lines.length > 2 ? `${lines[0]} | ... | ${lines[lines.length - 1]}` : lines.join(' | ');
+  return text ? `${why}: ${text.slice(0, 400)}` : why;
 }
