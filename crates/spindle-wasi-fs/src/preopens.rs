@@ -163,26 +163,35 @@ static PENDING: Pending = Pending(UnsafeCell::new(Vec::new()));
 static PENDING_LOCK: SpinLock = SpinLock::new();
 
 /// Hands every not-yet-registered spindle preopen to the preopen table (`libc_preopens.rs`).
-fn register_pending() {
+/// Err if the table refused one (wasi-libc's own table, when it is the linked one, can fail
+/// to allocate).
+fn register_pending() -> Result<(), Errno> {
     PENDING_LOCK.lock();
     // SAFETY: under the pending lock.
     let list = core::mem::take(unsafe { &mut *PENDING.0.get() });
     PENDING_LOCK.unlock();
+    let mut result = Ok(());
     for (fd, mut path) in list {
         path.push(0);
         // SAFETY: a NUL-terminated string that outlives the call (the table copies it). Through
         // the linked symbol: see `libc_preopens::linked`.
-        unsafe {
+        let rc = unsafe {
             crate::libc_preopens::linked::__wasilibc_register_preopened_fd(fd, path.as_ptr() as _)
         };
+        if rc != 0 {
+            result = Err(Errno::Nomem);
+        }
     }
+    result
 }
 
 /// The constructor: initialise and announce the preopens before `main` and before ordinary
 /// constructors (priority 101: the first one free for programs).
 extern "C" fn init_ctor() {
     fs();
-    register_pending();
+    // A constructor has no one to report to: a mount the table refused is not found later
+    // (ENOENT), as before.
+    let _ = register_pending();
 }
 
 #[used]
@@ -215,8 +224,7 @@ pub fn mount(path: &[u8]) -> Result<i32, Errno> {
     // SAFETY: under the pending lock.
     unsafe { (*PENDING.0.get()).push((fd, path.to_vec())) };
     PENDING_LOCK.unlock();
-    register_pending();
-    Ok(fd)
+    register_pending().map(|()| fd)
 }
 
 /// The C hook of [`spindle_fs_set_can_wait`] (0: none).
