@@ -23,8 +23,8 @@ use crate::errno::{Errno, Result};
 use alloc::boxed::Box;
 use alloc::collections::btree_map::Entry;
 use alloc::collections::BTreeMap;
-use core::alloc::Layout;
 use alloc::vec::Vec;
+use core::alloc::Layout;
 
 /// Bytes per chunk (one wasm page is 16 of them).
 pub(crate) const CHUNK: usize = 4096;
@@ -192,6 +192,7 @@ impl FileData {
 }
 
 /// A zeroed chunk, or None if the allocator has no memory for it.
+#[cold]
 fn zero_chunk() -> Option<Box<Chunk>> {
     // Box::new([0; CHUNK]) may build the array on the stack first; go through the zeroed
     // allocator path instead (fresh wasm pages are zero already).
