@@ -166,7 +166,7 @@ export async function run(ctx) {
     // moments of the machine, not minutes apart.
     const spec = { experiment: id, baseline: BASELINE, metrics: METRICS };
     const all = [];
-    const unavailableAll = [];
+    const unavailableAll = []; // rows, after the measured ones
     for (const v of variants) {
       // A note is per configuration in the summary (the same for every variant), so it says all of them.
       const config = (name, r, cmd, note, rounds = `${r} rounds`) => ({ config: name, variant: v.variant, cmd, check: fsCheck(r, v.threads), note: `${note}; ${rounds}` });
@@ -209,10 +209,9 @@ export async function run(ctx) {
       }
       configs.push(config('native-tmpfs', rounds, inFreshDir(native, args(rounds, '@DIR'), base), `gcc -O2 -pthread, files on ${base}`));
       all.push(...configs);
-      unavailableAll.push(...unavailable.map(([name, reason]) => ({ variant: v.variant, name, reason })));
+      for (const [name, reason] of unavailable) unavailableAll.push(...unavailableRows({ ...spec, variant: v.variant, config: name, reason }));
     }
-    rows.push(...await measure(ctx, { ...spec, configs: all, timeoutMs: 300_000 }));
-    for (const u of unavailableAll) rows.push(...unavailableRows({ ...spec, variant: u.variant, config: u.name, reason: u.reason }));
+    rows.push(...await measure(ctx, { ...spec, configs: all, timeoutMs: 300_000 }), ...unavailableAll);
   } finally {
     rmSync(base, { recursive: true, force: true });
   }

@@ -13,14 +13,15 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fsCheck } from './experiment.mjs';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const [n = 8, rounds = 730] = process.argv.slice(2, 4).map(Number);
 const program = process.argv[4] ?? join(repo, 'build', 'bench', 'fs', 'fs-inprogram.wasm');
 const native = !program.endsWith('.wasm');
-const OPS_PER_ROUND = 64 * 3;
 
-/** Runs the workload with `threads` threads; resolves to ns per operation (all threads). */
+/** Runs the workload with `threads` threads; resolves to ns per operation (all threads), after
+ * the experiment's own check (every operation done, the checksum of what was read back). */
 function run(threads) {
   const dir = native ? mkdtempSync('/dev/shm/spindle-scaling-') : '/tmp';
   const args = ['threads', String(rounds), dir, String(threads)];
@@ -31,9 +32,12 @@ function run(threads) {
     p.stdout.on('data', (d) => { out += d; });
     p.on('close', (code) => {
       if (native) rmSync(dir, { recursive: true, force: true });
-      const m = /elapsed_ns=(\d+)/.exec(out);
-      if (code !== 0 || !m) reject(new Error(`${exe} exited ${code}: ${out.trim()}`));
-      else resolve(Number(m[1]) / (rounds * OPS_PER_ROUND * threads));
+      try {
+        if (code !== 0) throw new Error(`exited ${code}`);
+        resolve(fsCheck(rounds, threads)({ stdout: out }).ns_per_op);
+      } catch (e) {
+        reject(new Error(`${exe}: ${e.message}: ${out.trim()}`));
+      }
     });
   });
 }
