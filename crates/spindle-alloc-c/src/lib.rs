@@ -222,11 +222,7 @@ pub extern "C" fn spindle_alloc_validate() -> i32 {
                 }
                 // SAFETY: valid buffers.
                 unsafe {
-                    write(
-                        2,
-                        b"spindle-alloc: invariant broken: ".as_ptr() as *const c_void,
-                        33,
-                    );
+                    write(2, b"spindle-alloc: invariant broken: ".as_ptr() as *const c_void, 33);
                     write(2, msg.as_ptr() as *const c_void, msg.len());
                     write(2, b"\n".as_ptr() as *const c_void, 1);
                 }

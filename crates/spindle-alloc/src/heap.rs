@@ -149,9 +149,7 @@ pub(crate) fn double_free(p: *mut u8) -> ! {
 #[cold]
 #[inline(never)]
 pub(crate) fn invalid_free(_p: *mut u8) -> ! {
-    platform::fatal(
-        "free/realloc of a pointer this allocator did not hand out (invalid or double free)",
-    )
+    platform::fatal("free/realloc of a pointer this allocator did not hand out (invalid or double free)")
 }
 
 /// Debug check: `p` is a block boundary inside the slab and not in the local free list.
@@ -194,11 +192,7 @@ unsafe fn avail_remove(h: *mut Heap, c: usize, s: *mut Span) {
     // SAFETY: caller owns `h` and `s`, `s` is in the available list of `c`.
     unsafe {
         if (*s).prev.is_null() {
-            (*h).fast[c] = if (*s).next.is_null() {
-                empty()
-            } else {
-                (*s).next
-            };
+            (*h).fast[c] = if (*s).next.is_null() { empty() } else { (*s).next };
         } else {
             (*(*s).prev).next = (*s).next;
         }
@@ -318,11 +312,7 @@ unsafe fn find_slab(h: *mut Heap, c: usize) -> *mut Span {
                 return s;
             }
             // Exhausted: park it in the full list, unless a remote free just arrived.
-            if (*s)
-                .thread_free
-                .compare_exchange(0, NOTIFY, Ordering::AcqRel, Ordering::Relaxed)
-                .is_ok()
-            {
+            if (*s).thread_free.compare_exchange(0, NOTIFY, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
                 let next = (*s).next;
                 avail_remove(h, c, s);
                 full_push(h, c, s);
@@ -437,11 +427,7 @@ unsafe fn local_free_rare(h: *mut Heap, s: *mut Span) {
         if (*s).in_full {
             // Take NOTIFY back; if a remote free already claimed it, the span is on (or on its way
             // to) the delayed stack and `process_delayed` will move it: leave it.
-            if (*s)
-                .thread_free
-                .compare_exchange(NOTIFY, 0, Ordering::AcqRel, Ordering::Relaxed)
-                .is_err()
-            {
+            if (*s).thread_free.compare_exchange(NOTIFY, 0, Ordering::AcqRel, Ordering::Relaxed).is_err() {
                 return;
             }
             full_remove(h, c, s);
@@ -490,10 +476,7 @@ pub(crate) unsafe fn push_delayed(s: *mut Span) {
         let mut old = (*h).delayed.load(Ordering::Relaxed);
         loop {
             (*s).delayed_next = old;
-            match (*h)
-                .delayed
-                .compare_exchange_weak(old, s, Ordering::Release, Ordering::Relaxed)
-            {
+            match (*h).delayed.compare_exchange_weak(old, s, Ordering::Release, Ordering::Relaxed) {
                 Ok(_) => break,
                 Err(cur) => old = cur,
             }

@@ -235,11 +235,7 @@ pub fn stats() -> Stats {
             h = (*h).next_all;
         }
     }
-    Stats {
-        in_use,
-        committed: pool.committed,
-        peak_committed: pool.peak_committed,
-    }
+    Stats { in_use, committed: pool.committed, peak_committed: pool.peak_committed }
 }
 
 /// Collects the calling thread's pending remote frees and returns its empty slabs to the shared

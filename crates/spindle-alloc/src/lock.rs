@@ -19,19 +19,12 @@ pub(crate) struct Guard<'a, T> {
 
 impl<T> SpinLock<T> {
     pub(crate) const fn new(value: T) -> Self {
-        SpinLock {
-            locked: AtomicBool::new(false),
-            value: UnsafeCell::new(value),
-        }
+        SpinLock { locked: AtomicBool::new(false), value: UnsafeCell::new(value) }
     }
 
     #[inline]
     pub(crate) fn lock(&self) -> Guard<'_, T> {
-        while self
-            .locked
-            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
+        while self.locked.compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed).is_err() {
             while self.locked.load(Ordering::Relaxed) {
                 core::hint::spin_loop();
             }

@@ -224,9 +224,7 @@ impl Pool {
             // SAFETY: walking our own bin list.
             unsafe {
                 while !s.is_null() {
-                    if (*s).chunks as usize >= chunks
-                        && (best.is_null() || (*s).chunks < (*best).chunks)
-                    {
+                    if (*s).chunks as usize >= chunks && (best.is_null() || (*s).chunks < (*best).chunks) {
                         best = s;
                     }
                     s = (*s).next;
@@ -324,11 +322,7 @@ impl Pool {
             }
         }
         // SAFETY: records are ours.
-        let have = if top.is_null() {
-            0
-        } else {
-            unsafe { (*top).chunks as usize }
-        };
+        let have = if top.is_null() { 0 } else { unsafe { (*top).chunks as usize } };
         let expect_at = self.end_chunk;
         let (p, got) = match self.os_grow(chunks - have) {
             Some(g) => g,

@@ -71,11 +71,7 @@ const fn slab_chunks(size: usize) -> usize {
 }
 
 const fn build() -> [ClassInfo; NUM_CLASSES] {
-    let mut t = [ClassInfo {
-        size: 0,
-        capacity: 0,
-        chunks: 0,
-    }; NUM_CLASSES];
+    let mut t = [ClassInfo { size: 0, capacity: 0, chunks: 0 }; NUM_CLASSES];
     let mut c = 0;
     while c < NUM_CLASSES {
         let size = class_size(c);
@@ -127,10 +123,7 @@ mod tests {
             let c = class_of(size);
             let s = class_size(c);
             assert!(s >= size, "size {size} class {c} ({s})");
-            assert!(
-                c == 0 || class_size(c - 1) < size,
-                "size {size} not in its smallest class"
-            );
+            assert!(c == 0 || class_size(c - 1) < size, "size {size} not in its smallest class");
             if size > 128 {
                 assert!((s - size) * 9 <= s, "waste above 1/9 for {size} -> {s}");
             }
@@ -138,10 +131,7 @@ mod tests {
         for (c, &i) in CLASSES.iter().enumerate() {
             let slab = i.chunks as usize * CHUNK;
             assert!(i.capacity >= 1);
-            assert!(
-                slab - i.capacity as usize * i.size as usize <= slab / 8,
-                "class {c}"
-            );
+            assert!(slab - i.capacity as usize * i.size as usize <= slab / 8, "class {c}");
             assert_eq!(i.size as usize % MIN_ALIGN, 0);
             if i.size.is_power_of_two() && i.size as usize <= CHUNK {
                 assert_eq!(i.chunks, 1);

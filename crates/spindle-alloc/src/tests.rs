@@ -97,16 +97,7 @@ fn every_alignment_to_64k_and_beyond() {
 fn realloc_shrink_grow_same() {
     // SAFETY: every pointer is live where used.
     unsafe {
-        for start in [
-            1usize,
-            24,
-            100,
-            1000,
-            5000,
-            70_000,
-            600_000,
-            (3 << 20).min(MAX / 4),
-        ] {
+        for start in [1usize, 24, 100, 1000, 5000, 70_000, 600_000, (3 << 20).min(MAX / 4)] {
             let p = alloc(start, 8);
             fill(p, start, 9);
             let same = realloc(p, start, 8);
@@ -134,15 +125,7 @@ fn realloc_shrink_grow_same() {
 fn calloc_zeroes_fresh_and_reused_memory() {
     // SAFETY: pointers are live where used.
     unsafe {
-        for n in [
-            1usize,
-            16,
-            100,
-            4000,
-            70_000,
-            600_000.min(MAX / 8),
-            (5 << 20).min(MAX / 4),
-        ] {
+        for n in [1usize, 16, 100, 4000, 70_000, 600_000.min(MAX / 8), (5 << 20).min(MAX / 4)] {
             let mut dirty = Vec::new();
             for _ in 0..8 {
                 let p = alloc(n, 16);
@@ -154,10 +137,7 @@ fn calloc_zeroes_fresh_and_reused_memory() {
             }
             for _ in 0..8 {
                 let z = alloc_zeroed(n, 16);
-                assert!(
-                    (0..n).all(|i| *z.add(i) == 0),
-                    "calloc({n}) returned dirty memory"
-                );
+                assert!((0..n).all(|i| *z.add(i) == 0), "calloc({n}) returned dirty memory");
                 core::ptr::write_bytes(z, 0xCD, n);
                 free(z);
             }
@@ -206,11 +186,7 @@ fn freed_spans_are_reused_across_classes() {
         let after = stats().committed;
         // 50 classes x 200 blocks, and two 8 MiB spans, fit in the reused memory plus one 8 MiB span
         // and the other tests' concurrent use: far less than the sum of all rounds (~60 MiB).
-        assert!(
-            after - before < 40 << 20,
-            "memory not reused: grew by {}",
-            after - before
-        );
+        assert!(after - before < 40 << 20, "memory not reused: grew by {}", after - before);
     }
     ok();
 }

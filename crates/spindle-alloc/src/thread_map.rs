@@ -27,10 +27,7 @@ struct Slot {
 }
 
 #[allow(clippy::declare_interior_mutable_const)]
-const EMPTY_SLOT: Slot = Slot {
-    key: AtomicUsize::new(0),
-    heap: AtomicPtr::new(null_mut()),
-};
+const EMPTY_SLOT: Slot = Slot { key: AtomicUsize::new(0), heap: AtomicPtr::new(null_mut()) };
 static TABLE: [Slot; SLOTS] = [EMPTY_SLOT; SLOTS];
 static OVERFLOW: AtomicBool = AtomicBool::new(false);
 
@@ -80,9 +77,7 @@ pub(crate) fn insert(h: *mut Heap) -> bool {
         let k = s.key.load(Ordering::Relaxed);
         if k == id
             || ((k == 0 || k == TOMBSTONE)
-                && s.key
-                    .compare_exchange(k, id, Ordering::AcqRel, Ordering::Relaxed)
-                    .is_ok())
+                && s.key.compare_exchange(k, id, Ordering::AcqRel, Ordering::Relaxed).is_ok())
         {
             s.heap.store(h, Ordering::Relaxed);
             return true;

@@ -35,35 +35,20 @@ pub fn validate_pool() -> Result<(), &'static str> {
                 i += 1;
                 continue;
             }
-            check!(
-                (*s).start == base + i * CHUNK,
-                "span record start does not match its first chunk"
-            );
+            check!((*s).start == base + i * CHUNK, "span record start does not match its first chunk");
             let n = (*s).chunks as usize;
             check!(n >= 1 && i + n <= end, "span length out of region");
             match (*s).kind {
                 FREE => {
-                    check!(
-                        chunk_map::get(i + n - 1) == s,
-                        "free span's last chunk not mapped to it"
-                    );
+                    check!(chunk_map::get(i + n - 1) == s, "free span's last chunk not mapped to it");
                     for c in i + 1..i + n - 1 {
-                        check!(
-                            chunk_map::get(c).is_null(),
-                            "free span interior chunk mapped"
-                        );
+                        check!(chunk_map::get(c).is_null(), "free span interior chunk mapped");
                     }
-                    check!(
-                        prev_free_end != i,
-                        "two adjacent free spans (not coalesced)"
-                    );
+                    check!(prev_free_end != i, "two adjacent free spans (not coalesced)");
                     prev_free_end = i + n;
                     let (bins, nonempty) = pool.bins();
                     let b = bin_index(n);
-                    check!(
-                        nonempty & (1 << b) != 0,
-                        "nonempty bit clear for a used bin"
-                    );
+                    check!(nonempty & (1 << b) != 0, "nonempty bit clear for a used bin");
                     let mut f = bins[b];
                     while !f.is_null() && f != s {
                         f = (*f).next;
@@ -72,55 +57,31 @@ pub fn validate_pool() -> Result<(), &'static str> {
                 }
                 SLAB | LARGE => {
                     for c in i..i + n {
-                        check!(
-                            chunk_map::get(c) == s,
-                            "chunk of an in-use span not mapped to it"
-                        );
+                        check!(chunk_map::get(c) == s, "chunk of an in-use span not mapped to it");
                     }
                     if (*s).kind == LARGE {
                         large += n * CHUNK;
                     } else {
                         let cl = (*s).class as usize;
                         check!(cl < NUM_CLASSES, "slab class out of range");
-                        check!(
-                            (*s).block_size == CLASSES[cl].size,
-                            "slab block size != class size"
-                        );
-                        check!(
-                            (*s).chunks == CLASSES[cl].chunks,
-                            "slab length != class slab length"
-                        );
-                        check!(
-                            !(*s).heap.load(Ordering::Relaxed).is_null(),
-                            "slab without heap"
-                        );
+                        check!((*s).block_size == CLASSES[cl].size, "slab block size != class size");
+                        check!((*s).chunks == CLASSES[cl].chunks, "slab length != class slab length");
+                        check!(!(*s).heap.load(Ordering::Relaxed).is_null(), "slab without heap");
                     }
                 }
                 _ => return Err("span of unknown kind"),
             }
             i += n;
         }
-        check!(
-            large == pool.large_bytes,
-            "large_bytes != sum of large spans"
-        );
+        check!(large == pool.large_bytes, "large_bytes != sum of large spans");
         let (bins, nonempty) = pool.bins();
         for (b, &head) in bins.iter().enumerate() {
-            check!(
-                head.is_null() == (nonempty & (1 << b) == 0),
-                "nonempty bit disagrees with bin"
-            );
+            check!(head.is_null() == (nonempty & (1 << b) == 0), "nonempty bit disagrees with bin");
             let mut f = head;
             while !f.is_null() {
                 check!((*f).kind == FREE, "non-free span in a bin");
-                check!(
-                    bin_index((*f).chunks as usize) == b,
-                    "span in the wrong bin"
-                );
-                check!(
-                    chunk_map::get((*f).start.wrapping_sub(base) / CHUNK) == f,
-                    "binned span not mapped"
-                );
+                check!(bin_index((*f).chunks as usize) == b, "span in the wrong bin");
+                check!(chunk_map::get((*f).start.wrapping_sub(base) / CHUNK) == f, "binned span not mapped");
                 f = (*f).next;
             }
         }
@@ -144,17 +105,11 @@ pub fn validate_heap() -> Result<(), &'static str> {
                 check!((*heap::empty()).free.is_null(), "EMPTY span was written");
                 s = core::ptr::null_mut();
             }
-            check!(
-                s.is_null() || (*s).prev.is_null(),
-                "available head has a prev"
-            );
+            check!(s.is_null() || (*s).prev.is_null(), "available head has a prev");
             while !s.is_null() {
                 check!(!(*s).in_full, "available slab marked full");
                 check_slab(h, s, c)?;
-                check!(
-                    (*s).next.is_null() || (*(*s).next).prev == s,
-                    "broken available list links"
-                );
+                check!((*s).next.is_null() || (*(*s).next).prev == s, "broken available list links");
                 s = (*s).next;
             }
             let mut s = (*h).full[c];
@@ -168,14 +123,8 @@ pub fn validate_heap() -> Result<(), &'static str> {
         let mut s = (*h).spares;
         while !s.is_null() {
             check!((*s).kind == SLAB && (*s).used == 0, "spare slab in use");
-            check!(
-                (*s).heap.load(Ordering::Relaxed) == h,
-                "spare slab of another heap"
-            );
-            check!(
-                (*s).thread_free.load(Ordering::Relaxed) == 0,
-                "spare slab with pending frees"
-            );
+            check!((*s).heap.load(Ordering::Relaxed) == h, "spare slab of another heap");
+            check!((*s).thread_free.load(Ordering::Relaxed) == 0, "spare slab with pending frees");
             n += 1;
             s = (*s).next;
         }
@@ -189,10 +138,7 @@ unsafe fn check_slab(h: *mut Heap, s: *mut Span, c: usize) -> Result<(), &'stati
     unsafe {
         check!((*s).kind == SLAB, "heap list holds a non-slab");
         check!((*s).class as usize == c, "slab in the wrong class list");
-        check!(
-            (*s).heap.load(Ordering::Relaxed) == h,
-            "slab in a foreign heap's list"
-        );
+        check!((*s).heap.load(Ordering::Relaxed) == h, "slab in a foreign heap's list");
         check!(chunk_map::lookup((*s).start) == s, "slab not mapped");
         let bs = (*s).block_size as usize;
         let cap = (*s).capacity as usize;
@@ -202,33 +148,18 @@ unsafe fn check_slab(h: *mut Heap, s: *mut Span, c: usize) -> Result<(), &'stati
         let mut f = (*s).free;
         while !f.is_null() {
             let off = (f as usize).wrapping_sub((*s).start);
-            check!(
-                off < cap * bs && off % bs == 0,
-                "free-list block outside the slab or misaligned"
-            );
-            check!(
-                off < (*s).bump - (*s).start,
-                "free-list block in the uncarved bump region"
-            );
+            check!(off < cap * bs && off % bs == 0, "free-list block outside the slab or misaligned");
+            check!(off < (*s).bump - (*s).start, "free-list block in the uncarved bump region");
             let k = off / bs;
-            check!(
-                seen[k / 64] & (1 << (k % 64)) == 0,
-                "block twice in the free list (double free)"
-            );
+            check!(seen[k / 64] & (1 << (k % 64)) == 0, "block twice in the free list (double free)");
             seen[k / 64] |= 1 << (k % 64);
             nfree += 1;
             f = (*f).next;
         }
         let bump_left = ((*s).bump_end - (*s).bump) / bs;
-        check!(
-            (*s).used as usize + nfree + bump_left == cap,
-            "used + |free| + bump_left != capacity"
-        );
+        check!((*s).used as usize + nfree + bump_left == cap, "used + |free| + bump_left != capacity");
         let tf = (*s).thread_free.load(Ordering::Acquire);
-        check!(
-            tf & NOTIFY == 0 || (*s).in_full,
-            "NOTIFY set on an available slab"
-        );
+        check!(tf & NOTIFY == 0 || (*s).in_full, "NOTIFY set on an available slab");
         let mut ntf = 0usize;
         let mut t = (tf & !NOTIFY) as *mut Block;
         while !t.is_null() {

@@ -57,10 +57,7 @@ fn invalid_and_double_frees_abort_with_a_message() {
             .unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{case}: the child did not abort");
-        assert!(
-            stderr.contains("spindle-alloc: ") && stderr.contains(want),
-            "{case}: stderr was {stderr}"
-        );
+        assert!(stderr.contains("spindle-alloc: ") && stderr.contains(want), "{case}: stderr was {stderr}");
         assert!(!String::from_utf8_lossy(&out.stdout).contains("no abort"));
     }
 }

@@ -21,10 +21,7 @@ fn claim(live: &Live, p: usize, n: usize) {
     let n = n.max(1);
     let mut m = live.lock().unwrap();
     if let Some((&q, &len)) = m.range(..=p).next_back() {
-        assert!(
-            q + len <= p,
-            "block {p:#x}+{n} overlaps live block {q:#x}+{len}"
-        );
+        assert!(q + len <= p, "block {p:#x}+{n} overlaps live block {q:#x}+{len}");
     }
     if let Some((&q, _)) = m.range(p..).next() {
         assert!(p + n <= q, "block {p:#x}+{n} overlaps live block at {q:#x}");
@@ -84,11 +81,7 @@ fn run(seed: u64, producers: usize, per_producer: usize) {
             let mut local: Vec<Blk> = Vec::new();
             for i in 0..per_producer {
                 let n = rng.size();
-                let align = if rng.below(16) == 0 {
-                    1 << rng.below(17)
-                } else {
-                    16
-                };
+                let align = if rng.below(16) == 0 { 1 << rng.below(17) } else { 16 };
                 let tag = rng.next();
                 // SAFETY: allocation checked below.
                 let p = unsafe { sa::alloc(n, align) };

@@ -23,11 +23,7 @@ fn ten_thousand_short_threads_stay_bounded() {
                     let mut rng = Rng::new(round * 4 + t);
                     let mut mine = Vec::new();
                     for _ in 0..40 {
-                        let n = if rng.below(10) == 0 {
-                            rng.size()
-                        } else {
-                            1 + rng.below(512) as usize
-                        };
+                        let n = if rng.below(10) == 0 { rng.size() } else { 1 + rng.below(512) as usize };
                         let tag = rng.next();
                         // SAFETY: checked and freed by us or the main thread.
                         let p = unsafe { sa::alloc(n, 16) };
@@ -70,8 +66,5 @@ fn ten_thousand_short_threads_stay_bounded() {
     sa::validate_pool().unwrap();
     // 4 live threads x (a few dozen slabs) + a few large spans: far below what 10,000 threads
     // would take if their heaps were leaked (~10,000 x 64 KiB x several classes).
-    assert!(
-        high < 96 << 20,
-        "committed memory grew to {high} bytes over 10,000 threads"
-    );
+    assert!(high < 96 << 20, "committed memory grew to {high} bytes over 10,000 threads");
 }

@@ -146,9 +146,7 @@ pub unsafe extern "C" fn spindle_fs_tar_export(dirfd: i32, path: i32, len: i32, 
 #[no_mangle]
 pub extern "C" fn spindle_fs_alloc(size: i32) -> i32 {
     // SAFETY: plain allocation; freed by `spindle_fs_free`.
-    unsafe {
-        spindle_alloc::alloc(size as u32 as usize, spindle_alloc::MIN_ALIGNMENT) as usize as i32
-    }
+    unsafe { spindle_alloc::alloc(size as u32 as usize, spindle_alloc::MIN_ALIGNMENT) as usize as i32 }
 }
 
 /// Frees a block from [`spindle_fs_alloc`] or [`spindle_fs_tar_export`] (0: nothing).

@@ -21,12 +21,8 @@ pub unsafe extern "C" fn memcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
     let mut i = 0;
     while i + 8 <= n {
         // SAFETY: i + 8 <= n, readable per the contract; unaligned reads.
-        let (x, y) = unsafe {
-            (
-                (a.add(i) as *const u64).read_unaligned(),
-                (b.add(i) as *const u64).read_unaligned(),
-            )
-        };
+        let (x, y) =
+            unsafe { ((a.add(i) as *const u64).read_unaligned(), (b.add(i) as *const u64).read_unaligned()) };
         if x != y {
             break;
         }

@@ -42,7 +42,10 @@ impl Target for Spindle {
         let short: Vec<Vec<u8>>;
         let (root, names) = match &self.own {
             Some(v) => {
-                short = names.iter().map(|n| n[n.iter().position(|&b| b == b'/').unwrap() + 1..].to_vec()).collect();
+                short = names
+                    .iter()
+                    .map(|n| n[n.iter().position(|&b| b == b'/').unwrap() + 1..].to_vec())
+                    .collect();
                 (v[t], &short[..])
             }
             None => (self.root, names),
@@ -51,7 +54,9 @@ impl Target for Spindle {
         let rw = rights::ALL & !rights::FD_READDIR;
         let ro = rights::ALL & !rights::WRITE_MODE;
         for n in names {
-            let fd = fs.path_open(root, lookupflags::SYMLINK_FOLLOW, n, oflags::CREAT | oflags::TRUNC, rw, 0, 0).unwrap();
+            let fd = fs
+                .path_open(root, lookupflags::SYMLINK_FOLLOW, n, oflags::CREAT | oflags::TRUNC, rw, 0, 0)
+                .unwrap();
             assert_eq!(fs.fd_write(fd, &[&data]).unwrap(), SIZE);
             fs.fd_close(fd).unwrap();
         }
@@ -76,7 +81,8 @@ impl Target for StdFs {
     }
     fn round(&self, _t: usize, names: &[Vec<u8>], buf: &mut [u8]) {
         let data = [7u8; SIZE];
-        let paths: Vec<std::path::PathBuf> = names.iter().map(|n| self.dir.join(std::str::from_utf8(n).unwrap())).collect();
+        let paths: Vec<std::path::PathBuf> =
+            names.iter().map(|n| self.dir.join(std::str::from_utf8(n).unwrap())).collect();
         for p in &paths {
             let mut f = std::fs::File::create(p).unwrap();
             f.write_all(&data).unwrap();
@@ -135,7 +141,8 @@ fn main() {
     let args: Vec<usize> = std::env::args().skip(1).filter_map(|a| a.parse().ok()).collect();
     let rounds = args.first().copied().unwrap_or(2000);
     let runs = args.get(1).copied().unwrap_or(7).max(5);
-    let shm = if std::path::Path::new("/dev/shm").is_dir() { "/dev/shm".into() } else { std::env::temp_dir() };
+    let shm =
+        if std::path::Path::new("/dev/shm").is_dir() { "/dev/shm".into() } else { std::env::temp_dir() };
     let dir = shm.join(format!("spindle-bench-{}", std::process::id()));
     let fs = Fs::new(clock);
     let root = fs.preopen(b"/bench").unwrap();
@@ -143,14 +150,33 @@ fn main() {
         std::fs::create_dir_all(dir.join(format!("t{t}"))).unwrap();
         fs.path_create_directory(root, format!("t{t}").as_bytes()).unwrap();
     }
-    let targets: Vec<Arc<dyn Target + Send + Sync>> = vec![{
-        let own = std::env::var("SPINDLE_BENCH_DIRFD").ok().map(|_| {
-            (0..2).map(|t| fs.path_open(root, 0, format!("t{t}").as_bytes(), oflags::DIRECTORY, rights::ALL & !rights::WRITE_MODE, rights::ALL, 0).unwrap()).collect()
-        });
-        Arc::new(Spindle { fs, root, own })
-    }, Arc::new(StdFs { dir: dir.clone() })];
+    let targets: Vec<Arc<dyn Target + Send + Sync>> = vec![
+        {
+            let own = std::env::var("SPINDLE_BENCH_DIRFD").ok().map(|_| {
+                (0..2)
+                    .map(|t| {
+                        fs.path_open(
+                            root,
+                            0,
+                            format!("t{t}").as_bytes(),
+                            oflags::DIRECTORY,
+                            rights::ALL & !rights::WRITE_MODE,
+                            rights::ALL,
+                            0,
+                        )
+                        .unwrap()
+                    })
+                    .collect()
+            });
+            Arc::new(Spindle { fs, root, own })
+        },
+        Arc::new(StdFs { dir: dir.clone() }),
+    ];
     println!("reference fs workload: {FILES} files x (create+write {SIZE} B+close, open+read+close, stat) per round");
-    println!("{rounds} rounds per thread per run, {runs} runs, min/median of runs; cpus: {}", std::thread::available_parallelism().map_or(0, |n| n.get()));
+    println!(
+        "{rounds} rounds per thread per run, {runs} runs, min/median of runs; cpus: {}",
+        std::thread::available_parallelism().map_or(0, |n| n.get())
+    );
     // results[target][threads-1] = (min, median) ns per round per thread, and throughput.
     let mut rows = Vec::new();
     let only = std::env::var("SPINDLE_BENCH_ONLY").ok();
@@ -199,12 +225,18 @@ fn main() {
     let cpu_n = 2.0 * n1.6 / n2.6;
     println!("T=2 / T=1 by CPU time per round (2 x cpu1/cpu2): spindle-fs {cpu_s:.2}x, std::fs {cpu_n:.2}x");
 
-    let load = std::fs::read_to_string("/proc/loadavg").ok().and_then(|l| l.split(' ').next().map(str::to_string)).unwrap_or("null".into());
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split(' ').next().map(str::to_string))
+        .unwrap_or("null".into());
     println!("load average (1 min) during the run: {load}");
     let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/fs-native");
     std::fs::create_dir_all(&out).unwrap();
-    let mut csv = String::from("target,threads,round_min_ns,round_median_ns,ns_per_call,rounds_per_s,cpu_ns_per_round_per_thread\n");
-    let mut json = String::from("{\n  \"workload\": \"64 files x (create+write 1KiB+close, open+read+close, stat)\",\n");
+    let mut csv = String::from(
+        "target,threads,round_min_ns,round_median_ns,ns_per_call,rounds_per_s,cpu_ns_per_round_per_thread\n",
+    );
+    let mut json =
+        String::from("{\n  \"workload\": \"64 files x (create+write 1KiB+close, open+read+close, stat)\",\n");
     json += &format!("  \"rounds\": {rounds},\n  \"runs\": {runs},\n  \"results\": [\n");
     for (i, r) in rows.iter().enumerate() {
         csv += &format!("{},{},{:.0},{:.0},{:.1},{:.0},{:.0}\n", r.0, r.1, r.2, r.3, r.4, r.5, r.6);

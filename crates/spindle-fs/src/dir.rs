@@ -115,7 +115,10 @@ impl DirData {
     /// Adds `name` (which must be absent) at its hash cookie, or the next free one.
     pub(crate) fn insert(&mut self, name: &[u8], inode: Arc<Inode>) {
         let home = name_cookie(name);
-        assert!(self.position(name, tag_of(home)).is_none(), "spindle-fs: directory insert over an existing name");
+        assert!(
+            self.position(name, tag_of(home)).is_none(),
+            "spindle-fs: directory insert over an existing name"
+        );
         let pos = u32::try_from(self.entries.len()).expect("spindle-fs: directory full");
         let cookie = self.claim_cookie(home, pos);
         self.by_name.insert(tag_of(home), pos);
@@ -345,7 +348,8 @@ mod tests {
             Some(ino)
         }
         fn after(&self, cookie: u64) -> Vec<(u64, Vec<u8>)> {
-            let mut v: Vec<_> = self.names.iter().map(|(n, &(c, _))| (c, n.clone())).filter(|&(c, _)| c > cookie).collect();
+            let mut v: Vec<_> =
+                self.names.iter().map(|(n, &(c, _))| (c, n.clone())).filter(|&(c, _)| c > cookie).collect();
             v.sort();
             v
         }
@@ -442,7 +446,8 @@ mod tests {
         let mut seen: BTreeMap<Vec<u8>, u32> = BTreeMap::new();
         let mut cookie = 0;
         loop {
-            let page: Vec<(u64, Vec<u8>)> = d.after(cookie).take(7).map(|(c, n, _)| (c, n.to_vec())).collect();
+            let page: Vec<(u64, Vec<u8>)> =
+                d.after(cookie).take(7).map(|(c, n, _)| (c, n.to_vec())).collect();
             let Some(&(last, _)) = page.last() else { break };
             for (_, n) in page {
                 *seen.entry(n).or_default() += 1;

@@ -173,7 +173,8 @@ impl NameIndex {
             return if len == 0 { Ok(()) } else { Err("name index has entries but no table") };
         }
         let n = self.slots.len();
-        if !n.is_power_of_two() || n < 1 << MIN_BITS || len * 4 > n * 3 || (n > 1 << MIN_BITS && len * 8 < n) {
+        if !n.is_power_of_two() || n < 1 << MIN_BITS || len * 4 > n * 3 || (n > 1 << MIN_BITS && len * 8 < n)
+        {
             return Err("name index table size or load is out of bounds");
         }
         let mut seen = vec![false; len];

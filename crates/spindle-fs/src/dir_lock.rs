@@ -51,9 +51,9 @@ use crate::stripes::Stripes;
 use crate::sync::{wait, wake_all, ReadGuard, RwLock, WriteGuard, SPINS};
 use alloc::sync::Arc;
 use core::ops::{Deref, DerefMut};
-use core::sync::atomic::{fence, Ordering::*};
 #[cfg(not(feature = "shuttle"))]
 use core::sync::atomic::AtomicU32;
+use core::sync::atomic::{fence, Ordering::*};
 #[cfg(feature = "shuttle")]
 use shuttle::sync::atomic::AtomicU32;
 

@@ -78,7 +78,14 @@ pub(crate) struct OpenFile {
 }
 
 impl OpenFile {
-    pub(crate) fn new(inode: Arc<Inode>, readable: bool, writable: bool, flags: u16, base: u64, inh: u64) -> OpenFile {
+    pub(crate) fn new(
+        inode: Arc<Inode>,
+        readable: bool,
+        writable: bool,
+        flags: u16,
+        base: u64,
+        inh: u64,
+    ) -> OpenFile {
         OpenFile {
             inode,
             flags: AtomicU16::new(flags),
@@ -109,10 +116,16 @@ impl OpenFile {
 enum Entry {
     Empty,
     /// A description owned by the slot, and its offset.
-    Open { file: OpenFile, pos: u64 },
+    Open {
+        file: OpenFile,
+        pos: u64,
+    },
     /// A preopen's description (from `Box::into_raw`, owned by the table, see the module doc)
     /// and its offset, which lives here so that the shared description is never written.
-    Pinned { file: *mut OpenFile, pos: u64 },
+    Pinned {
+        file: *mut OpenFile,
+        pos: u64,
+    },
 }
 
 impl Entry {
@@ -267,7 +280,11 @@ impl FdTable {
     fn grow(&self, seg: usize) {
         let len = SEG0 << seg;
         let v: Vec<Slot> = (0..len)
-            .map(|_| Slot { entry: RwLock::new(Entry::Empty), pinned: AtomicPtr::new(ptr::null_mut()), used: AtomicBool::new(false) })
+            .map(|_| Slot {
+                entry: RwLock::new(Entry::Empty),
+                pinned: AtomicPtr::new(ptr::null_mut()),
+                used: AtomicBool::new(false),
+            })
             .collect();
         let p = Box::into_raw(v.into_boxed_slice()) as *mut Slot;
         if self.segs[seg].compare_exchange(ptr::null_mut(), p, AcqRel, Acquire).is_err() {

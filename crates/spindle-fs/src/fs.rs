@@ -98,7 +98,8 @@ impl Fs {
     /// An empty filesystem whose timestamps come from `clock`. fds 0..=2 are left to stdio.
     pub fn new(clock: Clock) -> Fs {
         let stripes = Arc::new(Stripes::new());
-        let root = Arc::new(Inode::new(1, 0, Kind::Dir(Dir::new(Weak::new(), stripes.clone())), DIR_MODE, clock()));
+        let root =
+            Arc::new(Inode::new(1, 0, Kind::Dir(Dir::new(Weak::new(), stripes.clone())), DIR_MODE, clock()));
         Fs {
             root,
             fds: FdTable::new(3, stripes.clone()),
@@ -217,7 +218,13 @@ impl Fs {
             match resolve_existing(&self.root, rel, true) {
                 Ok(n) => n,
                 Err(Errno::Noent) => {
-                    self.mount_memory(guest_path, false).or_else(|e| if e == Errno::Exist { Ok(()) } else { Err(e) })?;
+                    self.mount_memory(guest_path, false).or_else(|e| {
+                        if e == Errno::Exist {
+                            Ok(())
+                        } else {
+                            Err(e)
+                        }
+                    })?;
                     resolve_existing(&self.root, rel, true)?
                 }
                 Err(e) => return Err(e),
@@ -527,7 +534,12 @@ impl Fs {
             return Ok(out);
         }
         if cookie == 0 {
-            out.push(Dirent { next: 1, ino: f.inode.ino, filetype: FileType::Directory, name: b".".to_vec() });
+            out.push(Dirent {
+                next: 1,
+                ino: f.inode.ino,
+                filetype: FileType::Directory,
+                name: b".".to_vec(),
+            });
         }
         if cookie <= 1 && out.len() < max {
             let pino = dir.parent().map_or(f.inode.ino, |p| p.ino);

@@ -86,6 +86,6 @@ pub use errno::{Errno, Result};
 pub use fs::Fs;
 pub use sync::set_can_wait;
 pub use types::{
-    fdflags, fstflags, lookupflags, oflags, rights, write_dirents, Clock, Dirent, Fd, Fdstat, FileType, Filestat,
-    IoSlice, IoSliceMut, Prestat, Timestamp, Whence, DIRENT_SIZE,
+    fdflags, fstflags, lookupflags, oflags, rights, write_dirents, Clock, Dirent, Fd, Fdstat, FileType,
+    Filestat, IoSlice, IoSliceMut, Prestat, Timestamp, Whence, DIRENT_SIZE,
 };

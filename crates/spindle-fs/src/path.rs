@@ -52,7 +52,11 @@ pub(crate) struct Parent<'a> {
 pub(crate) enum Final<'a> {
     Found(Arc<Inode>),
     /// The last component does not exist in `dir` (the directory exists): creatable.
-    Missing { dir: InodeRef<'a>, name: Cow<'a, [u8]>, slash: bool },
+    Missing {
+        dir: InodeRef<'a>,
+        name: Cow<'a, [u8]>,
+        slash: bool,
+    },
 }
 
 /// Directories walked through, for `..`: a few inline, more on the heap.
@@ -230,7 +234,13 @@ impl<'a> Walker<'a> {
         self.last(Cow::Borrowed(last), slash, follow, create)
     }
 
-    fn last(mut self, mut name: Cow<'a, [u8]>, mut slash: bool, follow: bool, create: bool) -> Result<Final<'a>> {
+    fn last(
+        mut self,
+        mut name: Cow<'a, [u8]>,
+        mut slash: bool,
+        follow: bool,
+        create: bool,
+    ) -> Result<Final<'a>> {
         loop {
             match &name[..] {
                 b"" | b"." => {
@@ -276,13 +286,22 @@ pub(crate) fn resolve_existing(base: &Arc<Inode>, path: &[u8], follow: bool) -> 
 
 /// Resolves the whole path (as [`Walker::resolve`]): by the fast walk when it can, else by the
 /// walker.
-pub(crate) fn resolve<'a>(base: &'a Arc<Inode>, path: &'a [u8], follow: bool, create: bool) -> Result<Final<'a>> {
+pub(crate) fn resolve<'a>(
+    base: &'a Arc<Inode>,
+    path: &'a [u8],
+    follow: bool,
+    create: bool,
+) -> Result<Final<'a>> {
     if let Some(d) = base.as_dir() {
         let section = d.data.section();
         let fast = fast_walk(&section, base, path, follow, create).map(|f| match f {
             Fast::Found(n) => Final::Found(n.clone()),
             Fast::Missing { dir, name, slash } => {
-                let dir = if core::ptr::eq(dir, base) { InodeRef::Borrowed(base) } else { InodeRef::Owned(dir.clone()) };
+                let dir = if core::ptr::eq(dir, base) {
+                    InodeRef::Borrowed(base)
+                } else {
+                    InodeRef::Owned(dir.clone())
+                };
                 Final::Missing { dir, name: Cow::Borrowed(name), slash }
             }
         });
@@ -297,7 +316,12 @@ pub(crate) fn resolve<'a>(base: &'a Arc<Inode>, path: &'a [u8], follow: bool, cr
 /// Runs `f` on the existing node `path` names, inside the fast walk's section (so `f` must not
 /// wait: loads and `try_` locks only). None when the fast walk gives up or `f` does: then the
 /// caller resolves with [`resolve_existing`] and does the work outside.
-pub(crate) fn with_found<R>(base: &Arc<Inode>, path: &[u8], follow: bool, f: impl FnOnce(&Inode, &Section<'_>) -> Option<R>) -> Option<R> {
+pub(crate) fn with_found<R>(
+    base: &Arc<Inode>,
+    path: &[u8],
+    follow: bool,
+    f: impl FnOnce(&Inode, &Section<'_>) -> Option<R>,
+) -> Option<R> {
     let section = base.as_dir()?.data.section();
     match fast_walk(&section, base, path, follow, false)? {
         Fast::Found(n) => f(n, &section),
@@ -315,7 +339,13 @@ enum Fast<'s, 'p> {
 const FAST_DEPTH: usize = 8;
 
 /// The fast walk (module doc): the same answer as [`Walker::resolve`] when it gives one.
-fn fast_walk<'s, 'p>(section: &'s Section<'_>, base: &'s Arc<Inode>, path: &'p [u8], follow: bool, create: bool) -> Option<Fast<'s, 'p>> {
+fn fast_walk<'s, 'p>(
+    section: &'s Section<'_>,
+    base: &'s Arc<Inode>,
+    path: &'p [u8],
+    follow: bool,
+    create: bool,
+) -> Option<Fast<'s, 'p>> {
     check_path(path).ok()?;
     let (dirs, last, slash) = split_last(path);
     let mut chain: [&Arc<Inode>; FAST_DEPTH] = [base; FAST_DEPTH];

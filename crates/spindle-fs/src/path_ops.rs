@@ -5,12 +5,12 @@
 //! have changed, the directory may have been removed: ENOENT), check access once, mutate,
 //! release. Link counts and the directory's `subdirs` change only under that lock.
 
+use crate::dir::DirData;
+use crate::dir_lock::DirWriteGuard;
 use crate::errno::{Errno, Result};
 use crate::fd_table::OpenFile;
 use crate::fs::{Fs, LINK_MODE};
-use crate::dir::DirData;
 use crate::inode::{Inode, InodeRef, Kind};
-use crate::dir_lock::DirWriteGuard;
 use crate::path::{resolve, resolve_existing, with_found, Final, Walker};
 use crate::types::*;
 use alloc::sync::Arc;
@@ -97,7 +97,14 @@ impl Fs {
                 node.mark_modified();
             }
         }
-        let of = OpenFile::new(node, readable, writable, fdflags, rights_base & rights::ALL, rights_inheriting & rights::ALL);
+        let of = OpenFile::new(
+            node,
+            readable,
+            writable,
+            fdflags,
+            rights_base & rights::ALL,
+            rights_inheriting & rights::ALL,
+        );
         self.fds.insert(of)
     }
 
@@ -199,7 +206,14 @@ impl Fs {
     }
 
     /// `path_link`: a new name `new_path` for the file `old_path` names.
-    pub fn path_link(&self, old_fd: Fd, lookupflags: u32, old_path: &[u8], new_fd: Fd, new_path: &[u8]) -> Result<()> {
+    pub fn path_link(
+        &self,
+        old_fd: Fd,
+        lookupflags: u32,
+        old_path: &[u8],
+        new_fd: Fd,
+        new_path: &[u8],
+    ) -> Result<()> {
         let follow = lookupflags & lookupflags::SYMLINK_FOLLOW != 0;
         let src = resolve_existing(&*self.dir_file(old_fd, rights::PATH_LINK_SOURCE)?, old_path, follow)?;
         let base = self.dir_file(new_fd, rights::PATH_LINK_TARGET)?;
@@ -304,7 +318,11 @@ impl Fs {
 /// Write-locks directory `dir` for adding the entry `name`, in the errno order Linux uses:
 /// ENOTDIR (not a directory), ENOENT (the directory was removed), EEXIST (the name is taken),
 /// then ENOENT for a trailing slash on a name that is not to be a directory (`slash_is_error`).
-fn lock_for_new_entry<'a>(dir: &'a Inode, name: &[u8], slash_is_error: bool) -> Result<DirWriteGuard<'a, DirData>> {
+fn lock_for_new_entry<'a>(
+    dir: &'a Inode,
+    name: &[u8],
+    slash_is_error: bool,
+) -> Result<DirWriteGuard<'a, DirData>> {
     let d = dir.as_dir().ok_or(Errno::Notdir)?.data.write();
     if d.removed {
         return Err(Errno::Noent);

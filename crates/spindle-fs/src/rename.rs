@@ -12,10 +12,10 @@
 //! a missing name; a concurrent rename cannot move a directory into its own subtree (EINVAL).
 
 use crate::dir::DirData;
+use crate::dir_lock::DirWriteGuard;
 use crate::errno::{Errno, Result};
 use crate::fs::Fs;
 use crate::inode::Inode;
-use crate::dir_lock::DirWriteGuard;
 use crate::types::*;
 use alloc::sync::Arc;
 use core::sync::atomic::Ordering::Relaxed;
@@ -41,7 +41,10 @@ fn is_dot(name: &[u8]) -> bool {
 impl Fs {
     /// `path_rename`: moves `old_path` to `new_path`, atomically replacing what is there.
     pub fn path_rename(&self, old_fd: Fd, old_path: &[u8], new_fd: Fd, new_path: &[u8]) -> Result<()> {
-        let (b1, b2) = (self.dir_file(old_fd, rights::PATH_RENAME_SOURCE)?, self.dir_file(new_fd, rights::PATH_RENAME_TARGET)?);
+        let (b1, b2) = (
+            self.dir_file(old_fd, rights::PATH_RENAME_SOURCE)?,
+            self.dir_file(new_fd, rights::PATH_RENAME_TARGET)?,
+        );
         let from = crate::path::Walker::new(&b1).parent(old_path)?;
         let to = crate::path::Walker::new(&b2).parent(new_path)?;
         if is_dot(from.name) || is_dot(to.name) {

@@ -20,9 +20,9 @@
 //! invariant); `next_ino` is the next inode number of this stripe's batch, `0` or a multiple of
 //! [`INO_BATCH`] meaning "batch used up" (see `Fs::next_ino`).
 
-use core::sync::atomic::{AtomicU64, AtomicUsize};
 #[cfg(not(feature = "shuttle"))]
 use core::sync::atomic::AtomicU32;
+use core::sync::atomic::{AtomicU64, AtomicUsize};
 #[cfg(feature = "shuttle")]
 use shuttle::sync::atomic::AtomicU32;
 

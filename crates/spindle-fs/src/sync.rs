@@ -75,7 +75,10 @@ impl<T: ?Sized> RwLock<T> {
     #[inline]
     pub(crate) fn try_read(&self) -> Option<ReadGuard<'_, T>> {
         let s = self.state.load(Relaxed);
-        if s & WRITER != 0 || s & READERS >= READERS - 1 || self.state.compare_exchange(s, s + 1, Acquire, Relaxed).is_err() {
+        if s & WRITER != 0
+            || s & READERS >= READERS - 1
+            || self.state.compare_exchange(s, s + 1, Acquire, Relaxed).is_err()
+        {
             return None;
         }
         Some(ReadGuard { lock: self })
@@ -95,7 +98,11 @@ impl<T: ?Sized> RwLock<T> {
         let mut spins = 0;
         loop {
             let s = self.state.load(Relaxed);
-            let free = if write { s & (WRITER | READERS) == 0 } else { s & WRITER == 0 && s & READERS < READERS - 1 };
+            let free = if write {
+                s & (WRITER | READERS) == 0
+            } else {
+                s & WRITER == 0 && s & READERS < READERS - 1
+            };
             if free {
                 let next = if write { s | WRITER } else { s + 1 };
                 if self.state.compare_exchange_weak(s, next, Acquire, Relaxed).is_ok() {
@@ -286,11 +293,21 @@ pub(crate) fn wait(word: &AtomicU32, expected: u32) {
 pub(crate) fn wake_all(word: &AtomicU32) {
     // SAFETY: FUTEX_WAKE only uses the address as a key.
     unsafe {
-        libc::syscall(libc::SYS_futex, word as *const AtomicU32, libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG, i32::MAX);
+        libc::syscall(
+            libc::SYS_futex,
+            word as *const AtomicU32,
+            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+            i32::MAX,
+        );
     }
 }
 
-#[cfg(all(not(feature = "shuttle"), target_arch = "wasm32", target_feature = "atomics", feature = "wasm-wait"))]
+#[cfg(all(
+    not(feature = "shuttle"),
+    target_arch = "wasm32",
+    target_feature = "atomics",
+    feature = "wasm-wait"
+))]
 pub(crate) fn wait(word: &AtomicU32, expected: u32) {
     if !can_wait() {
         return backoff_spin(word, expected);
@@ -300,7 +317,12 @@ pub(crate) fn wait(word: &AtomicU32, expected: u32) {
         core::arch::wasm32::memory_atomic_wait32(word.as_ptr() as *mut i32, expected as i32, -1);
     }
 }
-#[cfg(all(not(feature = "shuttle"), target_arch = "wasm32", target_feature = "atomics", feature = "wasm-wait"))]
+#[cfg(all(
+    not(feature = "shuttle"),
+    target_arch = "wasm32",
+    target_feature = "atomics",
+    feature = "wasm-wait"
+))]
 pub(crate) fn wake_all(word: &AtomicU32) {
     // SAFETY: notify only uses the address as a key.
     unsafe {

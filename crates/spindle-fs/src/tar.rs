@@ -114,7 +114,12 @@ fn emit_header(h: &Header<'_>, out: &mut dyn FnMut(&[u8]) -> Result<()>) -> Resu
     let (mut name, mut prefix): (&[u8], &[u8]) = (h.name, b"");
     if h.name.len() > 100 {
         // Try the ustar prefix split at a '/', else a pax path.
-        match h.name.iter().rposition(|&b| b == b'/').filter(|&i| i <= 155 && h.name.len() - i - 1 <= 100 && i > 0) {
+        match h
+            .name
+            .iter()
+            .rposition(|&b| b == b'/')
+            .filter(|&i| i <= 155 && h.name.len() - i - 1 <= 100 && i > 0)
+        {
             Some(i) => {
                 prefix = &h.name[..i];
                 name = &h.name[i + 1..];
@@ -136,7 +141,14 @@ fn emit_header(h: &Header<'_>, out: &mut dyn FnMut(&[u8]) -> Result<()>) -> Resu
         pax_record(&mut pax, b"size", &v);
     }
     if !pax.is_empty() {
-        let ph = Header { name: b"././@PaxHeader", link: b"", kind: b'x', mode: 0o644, size: pax.len() as u64, mtime: 0 };
+        let ph = Header {
+            name: b"././@PaxHeader",
+            link: b"",
+            kind: b'x',
+            mode: 0o644,
+            size: pax.len() as u64,
+            mtime: 0,
+        };
         emit_header(&ph, out)?;
         emit_data(&pax, out)?;
     }
@@ -260,7 +272,15 @@ impl Fs {
             Err(e) => return Err(e),
         }
         let dir_rights = rights::ALL & !rights::WRITE_MODE;
-        let d = self.path_open(dirfd, lookupflags::SYMLINK_FOLLOW, path, oflags::DIRECTORY, dir_rights, rights::ALL, 0)?;
+        let d = self.path_open(
+            dirfd,
+            lookupflags::SYMLINK_FOLLOW,
+            path,
+            oflags::DIRECTORY,
+            dir_rights,
+            rights::ALL,
+            0,
+        )?;
         let r = self.import_into(d, tar);
         self.fd_close(d)?;
         r
@@ -269,10 +289,15 @@ impl Fs {
     fn import_into(&self, d: Fd, tar: &[u8]) -> Result<usize> {
         let mut pos = 0;
         let mut count = 0;
-        let (mut long_name, mut long_link, mut pax_size, mut pax_mtime): (Option<Vec<u8>>, Option<Vec<u8>>, Option<u64>, Option<u64>) =
-            (None, None, None, None);
+        let (mut long_name, mut long_link, mut pax_size, mut pax_mtime): (
+            Option<Vec<u8>>,
+            Option<Vec<u8>>,
+            Option<u64>,
+            Option<u64>,
+        ) = (None, None, None, None);
         loop {
-            let b: &[u8; BLOCK] = tar.get(pos..pos + BLOCK).ok_or(Errno::Inval)?.try_into().expect("block size");
+            let b: &[u8; BLOCK] =
+                tar.get(pos..pos + BLOCK).ok_or(Errno::Inval)?.try_into().expect("block size");
             if b.iter().all(|&x| x == 0) {
                 return Ok(count);
             }
@@ -333,7 +358,16 @@ impl Fs {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn import_entry(&self, d: Fd, rel: &[u8], kind: u8, link: &[u8], data: &[u8], mode: u32, mtime: u64) -> Result<()> {
+    fn import_entry(
+        &self,
+        d: Fd,
+        rel: &[u8],
+        kind: u8,
+        link: &[u8],
+        data: &[u8],
+        mode: u32,
+        mtime: u64,
+    ) -> Result<()> {
         self.mkdir_p(d, rel)?;
         let follow = lookupflags::SYMLINK_FOLLOW;
         match kind {
@@ -355,7 +389,8 @@ impl Fs {
                 return Ok(());
             }
             b'0' | 0 | b'7' => {
-                let f = self.path_open(d, 0, rel, oflags::CREAT | oflags::TRUNC, rights::ALL, rights::ALL, 0)?;
+                let f =
+                    self.path_open(d, 0, rel, oflags::CREAT | oflags::TRUNC, rights::ALL, rights::ALL, 0)?;
                 let r = self.fd_write(f, &[data]);
                 self.fd_close(f)?;
                 if r? < data.len() {

@@ -124,7 +124,8 @@ fn readdir_cookies_are_stable() {
     create(&fs, root, &seen[0], b"again");
     create(&fs, root, "new", b"");
     let rest = fs.fd_readdir(d, cookie, usize::MAX).unwrap();
-    let all: Vec<String> = first.iter().chain(rest.iter()).map(|e| String::from_utf8(e.name.clone()).unwrap()).collect();
+    let all: Vec<String> =
+        first.iter().chain(rest.iter()).map(|e| String::from_utf8(e.name.clone()).unwrap()).collect();
     for n in seen.iter().chain(unseen[1..].iter()) {
         assert_eq!(all.iter().filter(|x| *x == n).count(), 1, "{n} exactly once in {all:?}");
     }
@@ -179,11 +180,12 @@ fn preopens_and_fds() {
     assert_eq!(fs.fd_read(a, &mut [&mut [0u8; 4][..]]), Err(Errno::Isdir));
 }
 
-
 #[test]
 fn many_fds_grow_the_table_and_reuse_low_numbers() {
     let (fs, root) = fresh();
-    let fds: Vec<Fd> = (0..500).map(|i| fs.path_open(root, 0, format!("f{i}").as_bytes(), oflags::CREAT, RW, RW, 0).unwrap()).collect();
+    let fds: Vec<Fd> = (0..500)
+        .map(|i| fs.path_open(root, 0, format!("f{i}").as_bytes(), oflags::CREAT, RW, RW, 0).unwrap())
+        .collect();
     let mut sorted = fds.clone();
     sorted.sort();
     sorted.dedup();
@@ -215,12 +217,25 @@ fn fd_numbers_reuse_the_lowest_free() {
     assert_eq!(open("d"), b);
     let fs = std::sync::Arc::new(fs);
     let f2 = fs.clone();
-    let many: Vec<Fd> = std::thread::spawn(move || (0..200).map(|i| f2.path_open(root, FOLLOW, format!("m{i}").as_bytes(), oflags::CREAT, RW, RW, 0).unwrap()).collect()).join().unwrap();
+    let many: Vec<Fd> = std::thread::spawn(move || {
+        (0..200)
+            .map(|i| {
+                f2.path_open(root, FOLLOW, format!("m{i}").as_bytes(), oflags::CREAT, RW, RW, 0).unwrap()
+            })
+            .collect()
+    })
+    .join()
+    .unwrap();
     for fd in &many {
         fs.fd_close(*fd).unwrap();
     }
-    let again: Vec<Fd> = (0..200).map(|i| fs.path_open(root, FOLLOW, format!("m{i}").as_bytes(), 0, RW, RW, 0).unwrap()).collect();
-    assert!(again.iter().all(|fd| *fd <= *many.iter().max().unwrap()), "the table grew instead of reusing closed fds");
+    let again: Vec<Fd> = (0..200)
+        .map(|i| fs.path_open(root, FOLLOW, format!("m{i}").as_bytes(), 0, RW, RW, 0).unwrap())
+        .collect();
+    assert!(
+        again.iter().all(|fd| *fd <= *many.iter().max().unwrap()),
+        "the table grew instead of reusing closed fds"
+    );
     assert_eq!(fs.open_fds(), 1 + 3 + 200); // the preopen, a, c, d and the 200
 }
 

@@ -61,9 +61,17 @@ fn writes_stop_at_out_of_memory_and_the_fs_goes_on() {
 
     // Room for 3 more chunks: the head's growth to 4 KiB, then chunks 1 and 2 of the file.
     limit(3);
-    assert_eq!(fs.fd_write(fd, &[&block]).unwrap(), 3 * 4096 - 100, "a short write up to the memory there was");
+    assert_eq!(
+        fs.fd_write(fd, &[&block]).unwrap(),
+        3 * 4096 - 100,
+        "a short write up to the memory there was"
+    );
     assert_eq!(fs.fd_write(fd, &[&block]), Err(Errno::Nospc), "nothing more fits");
-    assert_eq!(fs.fd_pwrite(fd, &[&block[..10]], 1 << 20), Err(Errno::Nospc), "a failed write does not extend");
+    assert_eq!(
+        fs.fd_pwrite(fd, &[&block[..10]], 1 << 20),
+        Err(Errno::Nospc),
+        "a failed write does not extend"
+    );
     assert_eq!(fs.fd_filestat_get(fd).unwrap().size, 3 * 4096);
     assert_eq!(fs.fd_tell(fd).unwrap(), 3 * 4096);
     // What was written is all there; overwriting allocated bytes needs no memory.

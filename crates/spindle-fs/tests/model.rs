@@ -14,7 +14,16 @@ use std::ffi::CString;
 
 #[derive(Clone, Debug)]
 enum Op {
-    Open { path: String, creat: bool, excl: bool, trunc: bool, dir: bool, nofollow: bool, append: bool, acc: u8 },
+    Open {
+        path: String,
+        creat: bool,
+        excl: bool,
+        trunc: bool,
+        dir: bool,
+        nofollow: bool,
+        append: bool,
+        acc: u8,
+    },
     Close(usize),
     Write(usize, usize, u8),
     Pwrite(usize, u64, usize, u8),
@@ -103,10 +112,18 @@ fn stat_out(ft: FileType, size: u64, nlink: u64) -> Out {
 
 impl Linux {
     fn r(&self, v: i64) -> Out {
-        if v < 0 { Out::Err(errno()) } else { Out::Unit }
+        if v < 0 {
+            Out::Err(errno())
+        } else {
+            Out::Unit
+        }
     }
     fn n(&self, v: isize) -> Out {
-        if v < 0 { Out::Err(errno()) } else { Out::N(v as u64) }
+        if v < 0 {
+            Out::Err(errno())
+        } else {
+            Out::N(v as u64)
+        }
     }
     fn stat(&self, st: libc::stat) -> Out {
         stat_out(ft_of(st.st_mode), st.st_size as u64, st.st_nlink)
@@ -118,56 +135,112 @@ impl Linux {
             match op {
                 Op::Open { path, creat, excl, trunc, dir, nofollow, append, acc } => {
                     let mut fl = [libc::O_RDONLY, libc::O_WRONLY, libc::O_RDWR][*acc as usize];
-                    if *creat { fl |= libc::O_CREAT }
-                    if *excl { fl |= libc::O_EXCL }
-                    if *trunc { fl |= libc::O_TRUNC }
-                    if *dir { fl |= libc::O_DIRECTORY }
-                    if *nofollow { fl |= libc::O_NOFOLLOW }
-                    if *append { fl |= libc::O_APPEND }
+                    if *creat {
+                        fl |= libc::O_CREAT
+                    }
+                    if *excl {
+                        fl |= libc::O_EXCL
+                    }
+                    if *trunc {
+                        fl |= libc::O_TRUNC
+                    }
+                    if *dir {
+                        fl |= libc::O_DIRECTORY
+                    }
+                    if *nofollow {
+                        fl |= libc::O_NOFOLLOW
+                    }
+                    if *append {
+                        fl |= libc::O_APPEND
+                    }
                     let fd = libc::openat(self.root, cs(path).as_ptr(), fl, 0o644);
-                    if fd < 0 { Out::Err(errno()) } else { Out::N(fd as u64) }
+                    if fd < 0 {
+                        Out::Err(errno())
+                    } else {
+                        Out::N(fd as u64)
+                    }
                 }
-                Op::Close(s) => { let (_, l) = fds[*s].take().unwrap(); self.r(libc::close(l) as i64) }
-                Op::Write(s, n, b) => { let v = vec![*b; *n]; self.n(libc::write(fds[*s].unwrap().1, v.as_ptr().cast(), *n)) }
-                Op::Pwrite(s, o, n, b) => { let v = vec![*b; *n]; self.n(libc::pwrite(fds[*s].unwrap().1, v.as_ptr().cast(), *n, *o as i64)) }
+                Op::Close(s) => {
+                    let (_, l) = fds[*s].take().unwrap();
+                    self.r(libc::close(l) as i64)
+                }
+                Op::Write(s, n, b) => {
+                    let v = vec![*b; *n];
+                    self.n(libc::write(fds[*s].unwrap().1, v.as_ptr().cast(), *n))
+                }
+                Op::Pwrite(s, o, n, b) => {
+                    let v = vec![*b; *n];
+                    self.n(libc::pwrite(fds[*s].unwrap().1, v.as_ptr().cast(), *n, *o as i64))
+                }
                 Op::Read(s, n) => {
                     let mut v = vec![0u8; *n];
                     let r = libc::read(fds[*s].unwrap().1, v.as_mut_ptr().cast(), *n);
-                    if r < 0 { Out::Err(errno()) } else { v.truncate(r as usize); Out::Bytes(v) }
+                    if r < 0 {
+                        Out::Err(errno())
+                    } else {
+                        v.truncate(r as usize);
+                        Out::Bytes(v)
+                    }
                 }
                 Op::Pread(s, o, n) => {
                     let mut v = vec![0u8; *n];
                     let r = libc::pread(fds[*s].unwrap().1, v.as_mut_ptr().cast(), *n, *o as i64);
-                    if r < 0 { Out::Err(errno()) } else { v.truncate(r as usize); Out::Bytes(v) }
+                    if r < 0 {
+                        Out::Err(errno())
+                    } else {
+                        v.truncate(r as usize);
+                        Out::Bytes(v)
+                    }
                 }
                 Op::Seek(s, o, w) => {
                     let w = [libc::SEEK_SET, libc::SEEK_CUR, libc::SEEK_END][*w as usize];
                     let r = libc::lseek(fds[*s].unwrap().1, *o, w);
-                    if r < 0 { Out::Err(errno()) } else { Out::N(r as u64) }
+                    if r < 0 {
+                        Out::Err(errno())
+                    } else {
+                        Out::N(r as u64)
+                    }
                 }
                 Op::Truncate(s, n) => self.r(libc::ftruncate(fds[*s].unwrap().1, *n as i64) as i64),
                 Op::Fstat(s) => {
                     let mut st = std::mem::zeroed();
-                    if libc::fstat(fds[*s].unwrap().1, &mut st) < 0 { Out::Err(errno()) } else { self.stat(st) }
+                    if libc::fstat(fds[*s].unwrap().1, &mut st) < 0 {
+                        Out::Err(errno())
+                    } else {
+                        self.stat(st)
+                    }
                 }
                 Op::Stat(p, follow) => {
                     let mut st = std::mem::zeroed();
                     let fl = if *follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
-                    if libc::fstatat(self.root, cs(p).as_ptr(), &mut st, fl) < 0 { Out::Err(errno()) } else { self.stat(st) }
+                    if libc::fstatat(self.root, cs(p).as_ptr(), &mut st, fl) < 0 {
+                        Out::Err(errno())
+                    } else {
+                        self.stat(st)
+                    }
                 }
                 Op::Mkdir(p) => self.r(libc::mkdirat(self.root, cs(p).as_ptr(), 0o755) as i64),
                 Op::Rmdir(p) => self.r(libc::unlinkat(self.root, cs(p).as_ptr(), libc::AT_REMOVEDIR) as i64),
                 Op::Unlink(p) => self.r(libc::unlinkat(self.root, cs(p).as_ptr(), 0) as i64),
-                Op::Rename(a, b) => self.r(libc::renameat(self.root, cs(a).as_ptr(), self.root, cs(b).as_ptr()) as i64),
+                Op::Rename(a, b) => {
+                    self.r(libc::renameat(self.root, cs(a).as_ptr(), self.root, cs(b).as_ptr()) as i64)
+                }
                 Op::Link(a, b, f) => {
                     let fl = if *f { libc::AT_SYMLINK_FOLLOW } else { 0 };
                     self.r(libc::linkat(self.root, cs(a).as_ptr(), self.root, cs(b).as_ptr(), fl) as i64)
                 }
-                Op::Symlink(t, p) => self.r(libc::symlinkat(cs(t).as_ptr(), self.root, cs(p).as_ptr()) as i64),
+                Op::Symlink(t, p) => {
+                    self.r(libc::symlinkat(cs(t).as_ptr(), self.root, cs(p).as_ptr()) as i64)
+                }
                 Op::Readlink(p) => {
                     let mut v = vec![0u8; 64];
                     let r = libc::readlinkat(self.root, cs(p).as_ptr(), v.as_mut_ptr().cast(), 64);
-                    if r < 0 { Out::Err(errno()) } else { v.truncate(r as usize); Out::Bytes(v) }
+                    if r < 0 {
+                        Out::Err(errno())
+                    } else {
+                        v.truncate(r as usize);
+                        Out::Bytes(v)
+                    }
                 }
                 Op::Readdir(p) => {
                     let fd = libc::openat(self.root, cs(p).as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY);
@@ -178,9 +251,13 @@ impl Linux {
                     let mut names = Vec::new();
                     loop {
                         let e = libc::readdir(d);
-                        if e.is_null() { break }
+                        if e.is_null() {
+                            break;
+                        }
                         let name = std::ffi::CStr::from_ptr((*e).d_name.as_ptr()).to_bytes().to_vec();
-                        if name != b"." && name != b".." { names.push(name) }
+                        if name != b"." && name != b".." {
+                            names.push(name)
+                        }
                     }
                     libc::closedir(d);
                     names.sort();
@@ -192,18 +269,30 @@ impl Linux {
 }
 
 fn spindle(fs: &Fs, root: Fd, op: &Op, fds: &[Option<(Fd, i32)>]) -> Out {
-    fn r(v: Result<()>) -> Out { v.map_or_else(Out::Err, |_| Out::Unit) }
-    fn n(v: Result<usize>) -> Out { v.map_or_else(Out::Err, |x| Out::N(x as u64)) }
+    fn r(v: Result<()>) -> Out {
+        v.map_or_else(Out::Err, |_| Out::Unit)
+    }
+    fn n(v: Result<usize>) -> Out {
+        v.map_or_else(Out::Err, |x| Out::N(x as u64))
+    }
     let st = |v: Result<Filestat>| v.map_or_else(Out::Err, |s| stat_out(s.filetype, s.size, s.nlink));
     let fd = |s: &usize| fds[*s].unwrap().0;
     match op {
         Op::Open { path, creat, excl, trunc, dir, nofollow, append, acc } => {
             let rights = [RO, rights::ALL & !rights::READ_MODE, RW][*acc as usize];
             let mut of = 0;
-            if *creat { of |= oflags::CREAT }
-            if *excl { of |= oflags::EXCL }
-            if *trunc { of |= oflags::TRUNC }
-            if *dir { of |= oflags::DIRECTORY }
+            if *creat {
+                of |= oflags::CREAT
+            }
+            if *excl {
+                of |= oflags::EXCL
+            }
+            if *trunc {
+                of |= oflags::TRUNC
+            }
+            if *dir {
+                of |= oflags::DIRECTORY
+            }
             let lf = if *nofollow { 0 } else { FOLLOW };
             let ff = if *append { fdflags::APPEND } else { 0 };
             match fs.path_open(root, lf, path.as_bytes(), of, rights, rights, ff) {
@@ -216,13 +305,21 @@ fn spindle(fs: &Fs, root: Fd, op: &Op, fds: &[Option<(Fd, i32)>]) -> Out {
         Op::Pwrite(s, o, len, b) => n(fs.fd_pwrite(fd(s), &[&vec![*b; *len]], *o)),
         Op::Read(s, len) => {
             let mut v = vec![0u8; *len];
-            fs.fd_read(fd(s), &mut [&mut v]).map_or_else(Out::Err, |k| { v.truncate(k); Out::Bytes(v) })
+            fs.fd_read(fd(s), &mut [&mut v]).map_or_else(Out::Err, |k| {
+                v.truncate(k);
+                Out::Bytes(v)
+            })
         }
         Op::Pread(s, o, len) => {
             let mut v = vec![0u8; *len];
-            fs.fd_pread(fd(s), &mut [&mut v], *o).map_or_else(Out::Err, |k| { v.truncate(k); Out::Bytes(v) })
+            fs.fd_pread(fd(s), &mut [&mut v], *o).map_or_else(Out::Err, |k| {
+                v.truncate(k);
+                Out::Bytes(v)
+            })
         }
-        Op::Seek(s, o, w) => fs.fd_seek(fd(s), *o, Whence::from_raw(*w).unwrap()).map_or_else(Out::Err, Out::N),
+        Op::Seek(s, o, w) => {
+            fs.fd_seek(fd(s), *o, Whence::from_raw(*w).unwrap()).map_or_else(Out::Err, Out::N)
+        }
         Op::Truncate(s, len) => r(fs.fd_filestat_set_size(fd(s), *len)),
         Op::Fstat(s) => st(fs.fd_filestat_get(fd(s))),
         Op::Stat(p, f) => st(fs.path_filestat_get(root, if *f { FOLLOW } else { 0 }, p.as_bytes())),
@@ -230,17 +327,27 @@ fn spindle(fs: &Fs, root: Fd, op: &Op, fds: &[Option<(Fd, i32)>]) -> Out {
         Op::Rmdir(p) => r(fs.path_remove_directory(root, p.as_bytes())),
         Op::Unlink(p) => r(fs.path_unlink_file(root, p.as_bytes())),
         Op::Rename(a, b) => r(fs.path_rename(root, a.as_bytes(), root, b.as_bytes())),
-        Op::Link(a, b, f) => r(fs.path_link(root, if *f { FOLLOW } else { 0 }, a.as_bytes(), root, b.as_bytes())),
+        Op::Link(a, b, f) => {
+            r(fs.path_link(root, if *f { FOLLOW } else { 0 }, a.as_bytes(), root, b.as_bytes()))
+        }
         Op::Symlink(t, p) => r(fs.path_symlink(t.as_bytes(), root, p.as_bytes())),
         Op::Readlink(p) => {
             let mut v = vec![0u8; 64];
-            fs.path_readlink(root, p.as_bytes(), &mut v).map_or_else(Out::Err, |k| { v.truncate(k); Out::Bytes(v) })
+            fs.path_readlink(root, p.as_bytes(), &mut v).map_or_else(Out::Err, |k| {
+                v.truncate(k);
+                Out::Bytes(v)
+            })
         }
         Op::Readdir(p) => match fs.path_open(root, FOLLOW, p.as_bytes(), oflags::DIRECTORY, RO, RO, 0) {
             Err(e) => Out::Err(e),
             Ok(d) => {
-                let mut names: Vec<Vec<u8>> = fs.fd_readdir(d, 0, usize::MAX).unwrap().into_iter().map(|e| e.name)
-                    .filter(|n| n != b"." && n != b"..").collect();
+                let mut names: Vec<Vec<u8>> = fs
+                    .fd_readdir(d, 0, usize::MAX)
+                    .unwrap()
+                    .into_iter()
+                    .map(|e| e.name)
+                    .filter(|n| n != b"." && n != b"..")
+                    .collect();
                 fs.fd_close(d).unwrap();
                 names.sort();
                 Out::Names(names)
@@ -251,15 +358,22 @@ fn spindle(fs: &Fs, root: Fd, op: &Op, fds: &[Option<(Fd, i32)>]) -> Out {
 
 fn slot_of(op: &Op) -> Option<usize> {
     match op {
-        Op::Close(s) | Op::Write(s, ..) | Op::Pwrite(s, ..) | Op::Read(s, ..) | Op::Pread(s, ..) | Op::Seek(s, ..)
-        | Op::Truncate(s, ..) | Op::Fstat(s) => Some(*s),
+        Op::Close(s)
+        | Op::Write(s, ..)
+        | Op::Pwrite(s, ..)
+        | Op::Read(s, ..)
+        | Op::Pread(s, ..)
+        | Op::Seek(s, ..)
+        | Op::Truncate(s, ..)
+        | Op::Fstat(s) => Some(*s),
         _ => None,
     }
 }
 
 fn case_dir() -> std::path::PathBuf {
     // Nested deep so that even a wrongly allowed `..` stays inside our own directory.
-    let base = if std::path::Path::new("/dev/shm").is_dir() { "/dev/shm".into() } else { std::env::temp_dir() };
+    let base =
+        if std::path::Path::new("/dev/shm").is_dir() { "/dev/shm".into() } else { std::env::temp_dir() };
     let tid = format!("{:?}", std::thread::current().id()).replace(|c: char| !c.is_ascii_alphanumeric(), "");
     base.join(format!("spindle-model-{}-{tid}", std::process::id())).join("n1/n2/n3/n4/n5/n6/n7/n8/root")
 }
@@ -303,9 +417,13 @@ fn run_case(ops: &[Op]) -> std::result::Result<(), TestCaseError> {
                     }
                     continue;
                 }
-                (Out::N(a), _) => { let _ = fs.fd_close(*a as Fd); }
+                (Out::N(a), _) => {
+                    let _ = fs.fd_close(*a as Fd);
+                }
                 // SAFETY: closing the fd Linux just gave us.
-                (_, Out::N(b)) => unsafe { libc::close(*b as i32); },
+                (_, Out::N(b)) => unsafe {
+                    libc::close(*b as i32);
+                },
                 _ => {}
             }
         }

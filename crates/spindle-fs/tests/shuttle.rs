@@ -41,7 +41,8 @@ fn cross_directory_renames() {
             fs.path_create_directory(root, d.as_bytes()).unwrap();
         }
         let fs = Arc::new(fs);
-        let ops: [(&[u8], &[u8]); 4] = [(b"a/x", b"b/x"), (b"b/y", b"a/y"), (b"a", b"b/y/a"), (b"b", b"a/x/b")];
+        let ops: [(&[u8], &[u8]); 4] =
+            [(b"a/x", b"b/x"), (b"b/y", b"a/y"), (b"a", b"b/y/a"), (b"b", b"a/x/b")];
         let hs: Vec<_> = ops
             .into_iter()
             .map(|(p, q)| {

@@ -51,7 +51,11 @@ fn append_records_are_never_lost_or_torn() {
     let f2 = fs.clone();
     threads(move |t| {
         // Half the threads use the shared fd, half their own O_APPEND open.
-        let fd = if t % 2 == 0 { shared } else { f2.path_open(root, FOLLOW, b"shared.log", 0, RW, RW, fdflags::APPEND).unwrap() };
+        let fd = if t % 2 == 0 {
+            shared
+        } else {
+            f2.path_open(root, FOLLOW, b"shared.log", 0, RW, RW, fdflags::APPEND).unwrap()
+        };
         for i in 0..n {
             let rec = format!("{t:02}:{i:08}:{:04}\n", (t * 31 + i) % 10000);
             // Two iovecs: the record must still land whole.

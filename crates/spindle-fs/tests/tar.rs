@@ -127,7 +127,14 @@ fn interop_with_system_tar() {
     std::os::unix::fs::symlink("a.txt", src.join("sym")).unwrap();
     std::fs::hard_link(src.join("a.txt"), src.join("hard")).unwrap();
     let archive = tmp.join("gnu.tar");
-    let st = Command::new("tar").args(["--format=pax", "-cf"]).arg(&archive).arg("-C").arg(&src).arg(".").status().unwrap();
+    let st = Command::new("tar")
+        .args(["--format=pax", "-cf"])
+        .arg(&archive)
+        .arg("-C")
+        .arg(&src)
+        .arg(".")
+        .status()
+        .unwrap();
     assert!(st.success());
 
     let fs = Fs::new(|| 0);

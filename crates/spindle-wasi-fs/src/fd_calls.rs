@@ -112,10 +112,8 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_pread(
         Route::Host => unsafe { host::fd_pread(fd, iovs, n, off, out) },
         // SAFETY: the program lends iovs/out for the call.
         Route::Spindle(f) => ret(unsafe {
-            with_iovs(iovs, n, |b| {
-                fs().fd_pread(f, b, off as u64).map_err(data_errno)
-            })
-            .and_then(|k| put_u32(out, k as u32))
+            with_iovs(iovs, n, |b| fs().fd_pread(f, b, off as u64).map_err(data_errno))
+                .and_then(|k| put_u32(out, k as u32))
         }),
     }
 }
@@ -138,10 +136,8 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_pwrite(
         Route::Host => unsafe { host::fd_pwrite(fd, iovs, n, off, out) },
         // SAFETY: the program lends iovs/out for the call.
         Route::Spindle(f) => ret(mem::check(out, 4).and_then(|_| unsafe {
-            with_ciovs(iovs, n, |b| {
-                fs().fd_pwrite(f, b, off as u64).map_err(data_errno)
-            })
-            .and_then(|k| put_u32(out, k as u32))
+            with_ciovs(iovs, n, |b| fs().fd_pwrite(f, b, off as u64).map_err(data_errno))
+                .and_then(|k| put_u32(out, k as u32))
         })),
     }
 }
@@ -162,9 +158,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_seek(
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_seek(fd, off, whence, out) },
         Route::Spindle(f) => ret((|| {
-            let w = Whence::from_raw(whence as u8)
-                .filter(|_| whence as u32 <= 2)
-                .ok_or(Errno::Inval)?;
+            let w = Whence::from_raw(whence as u8).filter(|_| whence as u32 <= 2).ok_or(Errno::Inval)?;
             mem::check(out, 8)?;
             #[cfg(spindle_fs_module)]
             crate::wasmtime::not_directory(f)?;
@@ -264,10 +258,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_fdstat_get(fd: i32
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_fdstat_set_flags(
-    fd: i32,
-    flags: i32,
-) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_fdstat_set_flags(fd: i32, flags: i32) -> i32 {
     match route(fd) {
         #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
@@ -306,18 +297,15 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_fdstat_set_rights(
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_filestat_get(
-    fd: i32,
-    out: i32,
-) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_filestat_get(fd: i32, out: i32) -> i32 {
     match route(fd) {
         #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_filestat_get(fd, out) },
         // SAFETY: the program's out-pointer.
-        Route::Spindle(f) => ret(fs()
-            .fd_filestat_get(f)
-            .and_then(|s| unsafe { mem::put(out, mem::filestat(&s)) })),
+        Route::Spindle(f) => {
+            ret(fs().fd_filestat_get(f).and_then(|s| unsafe { mem::put(out, mem::filestat(&s)) }))
+        }
     }
 }
 
@@ -326,10 +314,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_filestat_get(
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_filestat_set_size(
-    fd: i32,
-    size: i64,
-) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_filestat_set_size(fd: i32, size: i64) -> i32 {
     match route(fd) {
         #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
@@ -353,9 +338,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_filestat_set_times
         #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::fd_filestat_set_times(fd, atim, mtim, flags) },
-        Route::Spindle(f) => {
-            ret(fs().fd_filestat_set_times(f, atim as u64, mtim as u64, flags as u16))
-        }
+        Route::Spindle(f) => ret(fs().fd_filestat_set_times(f, atim as u64, mtim as u64, flags as u16)),
     }
 }
 
@@ -378,9 +361,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_readdir(
         Route::Spindle(f) => ret((|| {
             // SAFETY: the program lends buf/out for the call.
             let b = unsafe { mem::bytes_mut(buf, len)? };
-            let n = fs()
-                .fd_readdir_into(f, b, cookie as u64)
-                .map_err(readdir_errno)?;
+            let n = fs().fd_readdir_into(f, b, cookie as u64).map_err(readdir_errno)?;
             // SAFETY: as above.
             unsafe { put_u32(out, n as u32) }
         })()),
@@ -397,9 +378,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_renumber(fd: i32, 
         #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         (Route::Host, Route::Host) => unsafe { host::fd_renumber(fd, to) },
-        (Route::Spindle(a), Route::Spindle(b)) => {
-            ret(crate::opfs::renumber(a, b, || fs().fd_renumber(a, b)))
-        }
+        (Route::Spindle(a), Route::Spindle(b)) => ret(crate::opfs::renumber(a, b, || fs().fd_renumber(a, b))),
         #[cfg(not(spindle_fs_module))]
         _ => errno(Errno::Badf),
     }
@@ -410,11 +389,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_renumber(fd: i32, 
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_allocate(
-    fd: i32,
-    off: i64,
-    len: i64,
-) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_allocate(fd: i32, off: i64, len: i64) -> i32 {
     match route(fd) {
         #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
@@ -447,10 +422,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_advise(
 /// # Safety
 /// WASI contract.
 #[no_mangle]
-pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_prestat_get(
-    fd: i32,
-    out: i32,
-) -> i32 {
+pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_fd_prestat_get(fd: i32, out: i32) -> i32 {
     match route(fd) {
         #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.

@@ -80,15 +80,7 @@ extern "C" {
         fst: i32,
     ) -> i32;
     #[link_name = "path_link"]
-    pub(crate) fn path_link(
-        ofd: i32,
-        oflags: i32,
-        op: i32,
-        ol: i32,
-        nfd: i32,
-        np: i32,
-        nl: i32,
-    ) -> i32;
+    pub(crate) fn path_link(ofd: i32, oflags: i32, op: i32, ol: i32, nfd: i32, np: i32, nl: i32) -> i32;
     #[link_name = "path_open"]
     pub(crate) fn path_open(
         fd: i32,
@@ -102,14 +94,7 @@ extern "C" {
         out: i32,
     ) -> i32;
     #[link_name = "path_readlink"]
-    pub(crate) fn path_readlink(
-        fd: i32,
-        path: i32,
-        len: i32,
-        buf: i32,
-        buf_len: i32,
-        out: i32,
-    ) -> i32;
+    pub(crate) fn path_readlink(fd: i32, path: i32, len: i32, buf: i32, buf_len: i32, out: i32) -> i32;
     #[link_name = "path_remove_directory"]
     pub(crate) fn path_remove_directory(fd: i32, path: i32, len: i32) -> i32;
     #[link_name = "path_rename"]

@@ -37,10 +37,7 @@
 //! only its clock (`spindle_fs.now`), and its host creates the mounts.
 
 #![no_std]
-#![cfg_attr(
-    all(target_arch = "wasm32", feature = "weak-preopens"),
-    feature(linkage)
-)]
+#![cfg_attr(all(target_arch = "wasm32", feature = "weak-preopens"), feature(linkage))]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 extern crate alloc;
@@ -83,8 +80,8 @@ pub use fds::FD_BASE;
 /// flush of files still open, the idle write-back scan and its period.
 #[cfg(all(target_arch = "wasm32", spindle_fs_module, feature = "opfs"))]
 pub use opfs::{
-    flush_idle as opfs_flush_idle, flush_open as opfs_flush_open,
-    mount_loaded as opfs_mount_loaded, IDLE_TICK_MS as OPFS_IDLE_TICK_MS,
+    flush_idle as opfs_flush_idle, flush_open as opfs_flush_open, mount_loaded as opfs_mount_loaded,
+    IDLE_TICK_MS as OPFS_IDLE_TICK_MS,
 };
 #[cfg(all(target_arch = "wasm32", not(spindle_fs_module)))]
 pub use preopens::{mount, spindle_fs_mount, spindle_fs_set_can_wait};

@@ -136,11 +136,7 @@ fn push_locked(fd: i32, prefix: &[u8]) {
     let mut bytes = Vec::with_capacity(prefix.len() + 1);
     bytes.extend_from_slice(strip_prefixes(prefix));
     bytes.push(0);
-    let node = Box::new(Preopen {
-        next: HEAD.load(Relaxed),
-        fd,
-        prefix: bytes.into_boxed_slice(),
-    });
+    let node = Box::new(Preopen { next: HEAD.load(Relaxed), fd, prefix: bytes.into_boxed_slice() });
     HEAD.store(Box::into_raw(node), Release);
 }
 
@@ -337,16 +333,11 @@ pub unsafe extern "C" fn __wasilibc_find_relpath_alloc(
 ) -> i32 {
     // SAFETY: NUL-terminated per the contract.
     let given = unsafe { CStr::from_ptr(path) }.to_bytes_with_nul();
-    let joined = if given[0] == b'/' {
-        None
-    } else {
-        Some(make_absolute(given))
-    };
+    let joined = if given[0] == b'/' { None } else { Some(make_absolute(given)) };
     let abspath = joined.as_deref().unwrap_or(given);
     let mut rel: *const c_char = ptr::null();
     // SAFETY: `abspath` is NUL-terminated; out-pointers valid.
-    let fd =
-        unsafe { linked::__wasilibc_find_abspath(abspath.as_ptr() as _, abs_prefix, &mut rel) };
+    let fd = unsafe { linked::__wasilibc_find_abspath(abspath.as_ptr() as _, abs_prefix, &mut rel) };
     if fd < 0 {
         return fd;
     }

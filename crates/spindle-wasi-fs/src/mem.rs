@@ -32,9 +32,7 @@ pub fn check(ptr: i32, len: usize) -> Result<(), Errno> {
 pub unsafe fn bytes<'a>(ptr: i32, len: i32) -> Result<&'a [u8], Errno> {
     check(ptr, len as u32 as usize)?;
     // SAFETY: in bounds (checked); the caller lends the range for the call.
-    Ok(unsafe {
-        core::slice::from_raw_parts(ptr as u32 as usize as *const u8, len as u32 as usize)
-    })
+    Ok(unsafe { core::slice::from_raw_parts(ptr as u32 as usize as *const u8, len as u32 as usize) })
 }
 
 /// The writable bytes at `[ptr, ptr+len)`.
@@ -45,9 +43,7 @@ pub unsafe fn bytes<'a>(ptr: i32, len: i32) -> Result<&'a [u8], Errno> {
 pub unsafe fn bytes_mut<'a>(ptr: i32, len: i32) -> Result<&'a mut [u8], Errno> {
     check(ptr, len as u32 as usize)?;
     // SAFETY: in bounds (checked); the caller lends the range exclusively for the call.
-    Ok(unsafe {
-        core::slice::from_raw_parts_mut(ptr as u32 as usize as *mut u8, len as u32 as usize)
-    })
+    Ok(unsafe { core::slice::from_raw_parts_mut(ptr as u32 as usize as *mut u8, len as u32 as usize) })
 }
 
 /// Writes `v` at `ptr`.
@@ -117,10 +113,7 @@ unsafe fn iovec(iovs: i32, i: usize) -> (i32, i32) {
     let p = (iovs as u32 as usize + i * 8) as *const [u8; 8];
     // SAFETY: in bounds per the caller; unaligned read because the guest may misalign it.
     let e = unsafe { p.read_unaligned() };
-    (
-        i32::from_le_bytes([e[0], e[1], e[2], e[3]]),
-        i32::from_le_bytes([e[4], e[5], e[6], e[7]]),
-    )
+    (i32::from_le_bytes([e[0], e[1], e[2], e[3]]), i32::from_le_bytes([e[4], e[5], e[6], e[7]]))
 }
 
 /// Calls `f` with the program's `ciovec` array as byte slices.

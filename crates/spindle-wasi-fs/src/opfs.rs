@@ -103,20 +103,11 @@ struct Table {
 struct Locked(AtomicBool, UnsafeCell<Table>);
 // SAFETY: the table is only reached through `with`, which holds the spin lock.
 unsafe impl Sync for Locked {}
-static TABLE: Locked = Locked(
-    AtomicBool::new(false),
-    UnsafeCell::new(Table {
-        fds: BTreeMap::new(),
-    }),
-);
+static TABLE: Locked = Locked(AtomicBool::new(false), UnsafeCell::new(Table { fds: BTreeMap::new() }));
 
 /// Runs `f` with the table locked.
 fn with<R>(f: impl FnOnce(&mut Table) -> R) -> R {
-    while TABLE
-        .0
-        .compare_exchange_weak(false, true, Acquire, Relaxed)
-        .is_err()
-    {
+    while TABLE.0.compare_exchange_weak(false, true, Acquire, Relaxed).is_err() {
         core::hint::spin_loop();
     }
     // SAFETY: we hold the lock; `f` cannot re-enter `with` (nothing it calls does).
@@ -212,11 +203,7 @@ fn flush_where(t: &Table, mut due: impl FnMut(Fd, &Node) -> bool) {
         }
         let _ = queue_snapshot(fd, node);
         let seen = node.seen.get();
-        for n in t
-            .fds
-            .values()
-            .filter(|n| (n.mount, n.path.as_slice()) == key)
-        {
+        for n in t.fds.values().filter(|n| (n.mount, n.path.as_slice()) == key) {
             n.seen.set(seen);
         }
         done.push(key);
@@ -319,13 +306,8 @@ fn opened_slow(dir: Fd, path: &[u8], of: u16, base: u64, fd: Fd) {
         };
         let changes = of & (oflags::CREAT | oflags::TRUNC) != 0 || base & rights::WRITE_MODE != 0;
         let write_back = changes && of & oflags::DIRECTORY == 0;
-        let node = Node {
-            mount: d.mount,
-            path,
-            write_back,
-            seen: Cell::new(NEVER),
-            observed: Cell::new(NEVER),
-        };
+        let node =
+            Node { mount: d.mount, path, write_back, seen: Cell::new(NEVER), observed: Cell::new(NEVER) };
         t.fds.insert(fd, node);
         write_back
     });
@@ -349,11 +331,7 @@ pub(crate) fn close(fd: Fd, close: impl FnOnce() -> Result<(), Errno>) -> Result
 fn close_slow(fd: Fd, close: impl FnOnce() -> Result<(), Errno>) -> Result<(), Errno> {
     let queued = with(|t| {
         let node = t.fds.get(&fd)?;
-        let r = if node.write_back {
-            queue_snapshot(fd, node)
-        } else {
-            Ok(0)
-        };
+        let r = if node.write_back { queue_snapshot(fd, node) } else { Ok(0) };
         Some((node.mount, node.path.clone(), r))
     });
     close()?;
@@ -396,11 +374,7 @@ fn sync_slow(fd: Fd) -> Result<(), Errno> {
 /// `fd_renumber(from, to)` through `renumber`: `to`'s file is written back as by a close, and
 /// `from`'s entry moves to `to`.
 #[inline]
-pub(crate) fn renumber(
-    from: Fd,
-    to: Fd,
-    renumber: impl FnOnce() -> Result<(), Errno>,
-) -> Result<(), Errno> {
+pub(crate) fn renumber(from: Fd, to: Fd, renumber: impl FnOnce() -> Result<(), Errno>) -> Result<(), Errno> {
     if !active() {
         return renumber();
     }
@@ -485,9 +459,7 @@ fn rename_paths(t: &mut Table, mount: u32, a: &[u8], b: &[u8]) {
 
 /// Is `fd` a regular file?
 fn is_file(fd: Fd) -> bool {
-    crate::state::fs()
-        .fd_filestat_get(fd)
-        .is_ok_and(|s| s.filetype == FileType::RegularFile)
+    crate::state::fs().fd_filestat_get(fd).is_ok_and(|s| s.filetype == FileType::RegularFile)
 }
 
 /// Queues a write-back of the file open as `fd` (under the lock). The bytes are read through
@@ -543,8 +515,5 @@ fn read_all(fs: &Fs, r: Fd, ino: u64) -> Result<Option<Vec<u8>>, Errno> {
 fn root_of(mount: u32) -> Option<Fd> {
     // SAFETY: called under the lock (from `queue_snapshot`).
     let t = unsafe { &*TABLE.1.get() };
-    t.fds
-        .iter()
-        .find(|(_, n)| n.mount == mount && n.path.is_empty())
-        .map(|(&fd, _)| fd)
+    t.fds.iter().find(|(_, n)| n.mount == mount && n.path.is_empty()).map(|(&fd, _)| fd)
 }

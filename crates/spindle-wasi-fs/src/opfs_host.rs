@@ -101,13 +101,7 @@ fn seq(r: i32) -> Result<u32, Errno> {
 pub(crate) fn load(dir: &[u8]) -> Result<(u32, Vec<u8>), Errno> {
     let mut out = [0u32; 2];
     // SAFETY: `dir` and `out` are valid for the call; the host writes 8 bytes at `out`.
-    check(unsafe {
-        imports::load(
-            dir.as_ptr() as i32,
-            dir.len() as i32,
-            out.as_mut_ptr() as i32,
-        )
-    })?;
+    check(unsafe { imports::load(dir.as_ptr() as i32, dir.len() as i32, out.as_mut_ptr() as i32) })?;
     let mut tar = alloc::vec![0u8; out[1] as usize];
     // SAFETY: `tar` has the length the host announced.
     check(unsafe { imports::load_copy(out[0] as i32, tar.as_mut_ptr() as i32, tar.len() as i32) })?;
@@ -146,14 +140,7 @@ pub(crate) fn namespace(mount: u32, op: Op, a: &[u8], b: &[u8]) -> Result<u32, E
 /// Waits until operation `seq` (and all before it) reached OPFS; the file's deferred error.
 pub(crate) fn wait(mount: u32, seq: u32, path: &[u8]) -> Result<(), Errno> {
     // SAFETY: `path` is valid for the call.
-    check(unsafe {
-        imports::wait(
-            mount as i32,
-            seq as i32,
-            path.as_ptr() as i32,
-            path.len() as i32,
-        )
-    })
+    check(unsafe { imports::wait(mount as i32, seq as i32, path.as_ptr() as i32, path.len() as i32) })
 }
 
 /// The deferred write-back error of `path`, cleared (no waiting).

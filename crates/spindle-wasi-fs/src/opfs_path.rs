@@ -21,10 +21,7 @@ pub(crate) fn parse_spec(entry: &[u8]) -> (&[u8], Option<&[u8]>) {
 /// `base/rel` made canonical: empty and `.` components dropped, `..` pops (None above the
 /// mount root, which spindle-fs refuses anyway). The result has no leading or trailing `/`.
 pub(crate) fn join(base: &[u8], rel: &[u8]) -> Option<Vec<u8>> {
-    let mut parts: Vec<&[u8]> = base
-        .split(|&c| c == b'/')
-        .filter(|p| !p.is_empty())
-        .collect();
+    let mut parts: Vec<&[u8]> = base.split(|&c| c == b'/').filter(|p| !p.is_empty()).collect();
     for p in rel.split(|&c| c == b'/') {
         match p {
             b"" | b"." => {}
@@ -51,10 +48,7 @@ mod tests {
 
     #[test]
     fn specs() {
-        assert_eq!(
-            parse_spec(b"/data=opfs:sub/dir"),
-            (&b"/data"[..], Some(&b"sub/dir"[..]))
-        );
+        assert_eq!(parse_spec(b"/data=opfs:sub/dir"), (&b"/data"[..], Some(&b"sub/dir"[..])));
         assert_eq!(parse_spec(b"/data=opfs:"), (&b"/data"[..], Some(&b""[..])));
         assert_eq!(parse_spec(b"/tmp"), (&b"/tmp"[..], None));
         assert_eq!(parse_spec(b"/x=memory"), (&b"/x=memory"[..], None));

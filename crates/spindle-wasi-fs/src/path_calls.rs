@@ -36,9 +36,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_open(
         #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe {
-            host::path_open(
-                fd, dirflags, path, len, oflags, base, inheriting, fdflags, out,
-            )
+            host::path_open(fd, dirflags, path, len, oflags, base, inheriting, fdflags, out)
         },
         Route::Spindle(d) => ret((|| {
             // SAFETY: the program lends path for the call.
@@ -51,15 +49,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_open(
                 let _ = inheriting;
                 crate::wasmtime::open_rights(base as u64, oflags as u16)
             };
-            let n = fs().path_open(
-                d,
-                dirflags as u32,
-                p,
-                oflags as u16,
-                base,
-                inheriting,
-                fdflags as u16,
-            )?;
+            let n = fs().path_open(d, dirflags as u32, p, oflags as u16, base, inheriting, fdflags as u16)?;
             opfs::opened(d, p, oflags as u16, base, n);
             // SAFETY: checked out-pointer.
             unsafe { put_u32(out, guest_fd(n)) }
@@ -82,9 +72,8 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_create_directory
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::path_create_directory(fd, path, len) },
         // SAFETY: the program lends path for the call.
-        Route::Spindle(d) => ret(unsafe { bytes(path, len) }.and_then(|p| {
-            opfs::namespace(Op::Mkdir, d, p, None, || fs().path_create_directory(d, p))
-        })),
+        Route::Spindle(d) => ret(unsafe { bytes(path, len) }
+            .and_then(|p| opfs::namespace(Op::Mkdir, d, p, None, || fs().path_create_directory(d, p)))),
     }
 }
 
@@ -103,9 +92,8 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_remove_directory
         // SAFETY: forwarded verbatim.
         Route::Host => unsafe { host::path_remove_directory(fd, path, len) },
         // SAFETY: the program lends path for the call.
-        Route::Spindle(d) => ret(unsafe { bytes(path, len) }.and_then(|p| {
-            opfs::namespace(Op::Rmdir, d, p, None, || fs().path_remove_directory(d, p))
-        })),
+        Route::Spindle(d) => ret(unsafe { bytes(path, len) }
+            .and_then(|p| opfs::namespace(Op::Rmdir, d, p, None, || fs().path_remove_directory(d, p)))),
     }
 }
 
@@ -149,9 +137,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_rename(
         (Route::Spindle(a), Route::Spindle(b)) => ret((|| {
             // SAFETY: the program lends both paths for the call.
             let (o, n) = unsafe { (bytes(op, ol)?, bytes(np, nl)?) };
-            opfs::namespace(Op::Rename, a, o, Some((b, n)), || {
-                fs().path_rename(a, o, b, n)
-            })
+            opfs::namespace(Op::Rename, a, o, Some((b, n)), || fs().path_rename(a, o, b, n))
         })()),
         #[cfg(not(spindle_fs_module))]
         _ => errno(Errno::Xdev),
@@ -179,9 +165,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_link(
         (Route::Spindle(a), Route::Spindle(b)) => ret((|| {
             // SAFETY: the program lends both paths for the call.
             let (o, n) = unsafe { (bytes(op, ol)?, bytes(np, nl)?) };
-            opfs::namespace(Op::Link, a, o, Some((b, n)), || {
-                fs().path_link(a, flags as u32, o, b, n)
-            })
+            opfs::namespace(Op::Link, a, o, Some((b, n)), || fs().path_link(a, flags as u32, o, b, n))
         })()),
         #[cfg(not(spindle_fs_module))]
         _ => errno(Errno::Xdev),
@@ -286,9 +270,7 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_path_filestat_set_tim
     match route(fd) {
         #[cfg(not(spindle_fs_module))]
         // SAFETY: forwarded verbatim.
-        Route::Host => unsafe {
-            host::path_filestat_set_times(fd, flags, path, len, atim, mtim, fst)
-        },
+        Route::Host => unsafe { host::path_filestat_set_times(fd, flags, path, len, atim, mtim, fst) },
         // SAFETY: the program lends path for the call.
         Route::Spindle(d) => ret(unsafe { bytes(path, len) }.and_then(|p| {
             fs().path_filestat_set_times(d, flags as u32, p, atim as u64, mtim as u64, fst as u16)

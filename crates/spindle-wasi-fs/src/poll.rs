@@ -44,11 +44,8 @@ fn spindle_event(userdata: &[u8], tag: u8, f: spindle_fs::Fd) -> [u8; EVENT] {
     match fs().fd_filestat_get(f) {
         Err(err) => e[8..10].copy_from_slice(&(crate::fd_calls::errno(err) as u16).to_le_bytes()),
         Ok(st) => {
-            let nbytes = if tag == TAG_FD_READ {
-                st.size.saturating_sub(fs().fd_tell(f).unwrap_or(0))
-            } else {
-                0
-            };
+            let nbytes =
+                if tag == TAG_FD_READ { st.size.saturating_sub(fs().fd_tell(f).unwrap_or(0)) } else { 0 };
             e[16..24].copy_from_slice(&nbytes.to_le_bytes());
         }
     }

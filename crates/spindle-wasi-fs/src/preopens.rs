@@ -80,9 +80,7 @@ fn warn_mount(path: &[u8], e: Errno) {
     }
     msg.push(b'0' + (n % 10) as u8);
     msg.extend_from_slice(b"); give absolute paths without '.' or '..', separated by commas");
-    msg.extend_from_slice(
-        b" (GUEST=opfs:DIR needs libspindle-fs-opfs.a and spindle in a browser)\n",
-    );
+    msg.extend_from_slice(b" (GUEST=opfs:DIR needs libspindle-fs-opfs.a and spindle in a browser)\n");
     let iov = [msg.as_ptr() as u32, msg.len() as u32];
     let mut written = 0u32;
     // SAFETY: one valid ciovec and out-pointer for the call.
@@ -93,11 +91,7 @@ fn warn_mount(path: &[u8], e: Errno) {
 fn mounts_from_env() -> Vec<(Vec<u8>, bool)> {
     match env_var(b"SPINDLE_FS_MOUNTS") {
         None => alloc::vec![(b"/tmp".to_vec(), false)],
-        Some(v) => v
-            .split(|&c| c == b',')
-            .filter(|p| !p.is_empty())
-            .map(|p| (p.to_vec(), true))
-            .collect(),
+        Some(v) => v.split(|&c| c == b',').filter(|p| !p.is_empty()).map(|p| (p.to_vec(), true)).collect(),
     }
 }
 
@@ -105,10 +99,7 @@ fn mounts_from_env() -> Vec<(Vec<u8>, bool)> {
 fn env_var(name: &[u8]) -> Option<Vec<u8>> {
     let (mut count, mut size) = (0u32, 0u32);
     // SAFETY: valid out-pointers.
-    if unsafe {
-        host::environ_sizes_get(&mut count as *mut u32 as i32, &mut size as *mut u32 as i32)
-    } != 0
-    {
+    if unsafe { host::environ_sizes_get(&mut count as *mut u32 as i32, &mut size as *mut u32 as i32) } != 0 {
         return None;
     }
     let mut ptrs = alloc::vec![0u32; count as usize];
@@ -175,9 +166,8 @@ fn register_pending() -> Result<(), Errno> {
         path.push(0);
         // SAFETY: a NUL-terminated string that outlives the call (the table copies it). Through
         // the linked symbol: see `libc_preopens::linked`.
-        let rc = unsafe {
-            crate::libc_preopens::linked::__wasilibc_register_preopened_fd(fd, path.as_ptr() as _)
-        };
+        let rc =
+            unsafe { crate::libc_preopens::linked::__wasilibc_register_preopened_fd(fd, path.as_ptr() as _) };
         if rc != 0 {
             result = Err(Errno::Nomem);
         }
@@ -236,8 +226,7 @@ fn c_can_wait() -> bool {
         return true;
     }
     // SAFETY: only `spindle_fs_set_can_wait` stores a non-zero value, an `extern "C" fn() -> i32`.
-    let f: extern "C" fn() -> i32 =
-        unsafe { core::mem::transmute::<usize, extern "C" fn() -> i32>(h) };
+    let f: extern "C" fn() -> i32 = unsafe { core::mem::transmute::<usize, extern "C" fn() -> i32>(h) };
     f() != 0
 }
 

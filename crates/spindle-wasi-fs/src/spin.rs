@@ -12,11 +12,7 @@ impl SpinLock {
     }
 
     pub(crate) fn lock(&self) {
-        while self
-            .0
-            .compare_exchange_weak(false, true, Acquire, Relaxed)
-            .is_err()
-        {
+        while self.0.compare_exchange_weak(false, true, Acquire, Relaxed).is_err() {
             core::hint::spin_loop();
         }
     }

@@ -46,10 +46,7 @@ pub fn fs() -> &'static Fs {
 #[cold]
 #[inline(never)]
 fn init_slow() {
-    if STATE
-        .compare_exchange(UNINIT, BUSY, Acquire, Acquire)
-        .is_ok()
-    {
+    if STATE.compare_exchange(UNINIT, BUSY, Acquire, Acquire).is_ok() {
         let fs = Fs::new(now);
         #[cfg(not(spindle_fs_module))]
         crate::preopens::mount_initial(&fs);

@@ -90,18 +90,14 @@ fn ring(t: usize, total: usize, ring: usize, lo: usize, span: usize) -> u32 {
             })
         })
         .collect();
-    hs.into_iter()
-        .fold(0u32, |sum, h| sum.wrapping_add(h.join().unwrap()))
+    hs.into_iter().fold(0u32, |sum, h| sum.wrapping_add(h.join().unwrap()))
 }
 
 const QN: usize = 4096;
 
 fn xfree(total: usize) -> u32 {
-    let q: Arc<Vec<AtomicPtr<u8>>> = Arc::new(
-        (0..QN)
-            .map(|_| AtomicPtr::new(std::ptr::null_mut()))
-            .collect(),
-    );
+    let q: Arc<Vec<AtomicPtr<u8>>> =
+        Arc::new((0..QN).map(|_| AtomicPtr::new(std::ptr::null_mut())).collect());
     let head = Arc::new(AtomicUsize::new(0));
     let tail = Arc::new(AtomicUsize::new(0));
     let (q2, h2, t2) = (q.clone(), head.clone(), tail.clone());
@@ -188,10 +184,7 @@ fn larson_chain(mut slots: Slots, left: usize, mut seed: u32, mut acc: u32, done
 }
 
 fn larson(t: usize, total: usize) -> u32 {
-    let done = Arc::new(Done {
-        chains: AtomicUsize::new(0),
-        sum: AtomicU32::new(0),
-    });
+    let done = Arc::new(Done { chains: AtomicUsize::new(0), sum: AtomicU32::new(0) });
     for i in 0..t {
         // SAFETY: 64-byte blocks, freed by the chain.
         let slots = Slots((0..SLOTS).map(|_| (unsafe { malloc(64) }, 64)).collect());

@@ -40,11 +40,7 @@ fn fill(b: &Block) {
 fn check(b: &Block) {
     for i in 0..b.size.min(64) {
         // SAFETY: as above.
-        assert_eq!(
-            unsafe { *b.p.add(i) },
-            b.tag.wrapping_add(i as u8),
-            "block content changed"
-        );
+        assert_eq!(unsafe { *b.p.add(i) }, b.tag.wrapping_add(i as u8), "block content changed");
     }
     assert_eq!(b.p as usize % b.align, 0);
     // SAFETY: live block.
@@ -57,22 +53,13 @@ fuzz_target!(|actions: Vec<Action>| {
     for a in actions.into_iter().take(2000) {
         tag = tag.wrapping_add(1);
         match a {
-            Action::Alloc {
-                size,
-                big,
-                align_log,
-            } => {
+            Action::Alloc { size, big, align_log } => {
                 let size = size_of(size, big);
                 let align = 1usize << (align_log % 19);
                 // SAFETY: freed below or at the end.
                 let p = unsafe { sa::alloc(size, align) };
                 assert!(!p.is_null());
-                let b = Block {
-                    p,
-                    size,
-                    align,
-                    tag,
-                };
+                let b = Block { p, size, align, tag };
                 fill(&b);
                 live.push(b);
             }
@@ -83,16 +70,8 @@ fuzz_target!(|actions: Vec<Action>| {
                 let p = unsafe { sa::alloc_zeroed(size, align) };
                 assert!(!p.is_null());
                 // SAFETY: `size` bytes.
-                assert!(
-                    (0..size).all(|i| unsafe { *p.add(i) } == 0),
-                    "alloc_zeroed gave dirty memory"
-                );
-                let b = Block {
-                    p,
-                    size,
-                    align,
-                    tag,
-                };
+                assert!((0..size).all(|i| unsafe { *p.add(i) } == 0), "alloc_zeroed gave dirty memory");
+                let b = Block { p, size, align, tag };
                 fill(&b);
                 live.push(b);
             }
@@ -113,18 +92,9 @@ fuzz_target!(|actions: Vec<Action>| {
                 let keep = old.size.min(size).min(64);
                 for k in 0..keep {
                     // SAFETY: q has at least `keep` bytes.
-                    assert_eq!(
-                        unsafe { *q.add(k) },
-                        old.tag.wrapping_add(k as u8),
-                        "realloc lost data"
-                    );
+                    assert_eq!(unsafe { *q.add(k) }, old.tag.wrapping_add(k as u8), "realloc lost data");
                 }
-                let b = Block {
-                    p: q,
-                    size,
-                    align: old.align,
-                    tag,
-                };
+                let b = Block { p: q, size, align: old.align, tag };
                 fill(&b);
                 live[i] = b;
             }
@@ -133,9 +103,7 @@ fuzz_target!(|actions: Vec<Action>| {
                 check(&b);
                 let p = b.p as usize;
                 // SAFETY: the block moves to the other thread, which frees it once.
-                std::thread::spawn(move || unsafe { sa::free(p as *mut u8) })
-                    .join()
-                    .unwrap();
+                std::thread::spawn(move || unsafe { sa::free(p as *mut u8) }).join().unwrap();
             }
             Action::Flush => sa::thread_flush(),
             _ => {}

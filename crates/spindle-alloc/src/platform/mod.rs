@@ -34,8 +34,7 @@ pub(crate) const GROW_CHUNKS: usize = 65536 / CHUNK;
 
 /// Soft limit, in bytes, on the memory the allocator takes from the platform (for tests of the
 /// out-of-memory path). `usize::MAX`: no limit but the platform's own.
-pub(crate) static LIMIT: core::sync::atomic::AtomicUsize =
-    core::sync::atomic::AtomicUsize::new(usize::MAX);
+pub(crate) static LIMIT: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(usize::MAX);
 
 /// Writes `msg` to stderr and aborts. For broken invariants and invalid frees only.
 #[cold]

@@ -38,14 +38,7 @@ const FLAGS: i32 = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS; // all Miri supports
 unsafe fn reserve() -> Option<usize> {
     // SAFETY: anonymous private mapping, no file; the result is checked.
     let p = unsafe {
-        libc::mmap(
-            core::ptr::null_mut(),
-            REGION + CHUNK,
-            libc::PROT_READ | libc::PROT_WRITE,
-            FLAGS,
-            -1,
-            0,
-        )
+        libc::mmap(core::ptr::null_mut(), REGION + CHUNK, libc::PROT_READ | libc::PROT_WRITE, FLAGS, -1, 0)
     };
     if p == libc::MAP_FAILED {
         return None;

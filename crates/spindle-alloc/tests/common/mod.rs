@@ -50,11 +50,7 @@ pub unsafe fn fill(p: *mut u8, n: usize, tag: u64) {
 pub unsafe fn check(p: *const u8, n: usize, tag: u64) {
     for i in (0..n.min(EDGE)).chain(n.saturating_sub(EDGE)..n) {
         let b = unsafe { *p.add(i) };
-        assert_eq!(
-            b,
-            byte(tag, i),
-            "corruption at byte {i} of a {n}-byte block (tag {tag:#x})"
-        );
+        assert_eq!(b, byte(tag, i), "corruption at byte {i} of a {n}-byte block (tag {tag:#x})");
     }
 }
 

@@ -64,9 +64,13 @@ fuzz_target!(|actions: Vec<Action>| {
                 let rights = if *write { rights::ALL } else { rights::ALL & !rights::WRITE_MODE };
                 let lf = if *follow { lookupflags::SYMLINK_FOLLOW } else { 0 };
                 let ff = if *append { fdflags::APPEND } else { 0 };
-                if let Ok(f) = fs.path_open(dir(*d), lf, &path.bytes(), (*o as u16) & 0xf, rights, rights, ff) {
+                if let Ok(f) = fs.path_open(dir(*d), lf, &path.bytes(), (*o as u16) & 0xf, rights, rights, ff)
+                {
                     let st = fs.fd_filestat_get(f).unwrap();
-                    assert!(st.dev != 1 || !*write || st.filetype != FileType::RegularFile, "writable open on ro mount");
+                    assert!(
+                        st.dev != 1 || !*write || st.filetype != FileType::RegularFile,
+                        "writable open on ro mount"
+                    );
                     fds.push(f);
                 }
             }
@@ -82,7 +86,9 @@ fuzz_target!(|actions: Vec<Action>| {
             Action::Pwrite(i, off, n) => {
                 let data: Vec<u8> = (0..*n % 9000).map(|x| x as u8 | 1).collect();
                 let f = fd(&fds, *i);
-                if fs.fd_pwrite(f, &[&data], *off as u64).is_ok() && fs.fd_fdstat_get(f).unwrap().flags & fdflags::APPEND == 0 {
+                if fs.fd_pwrite(f, &[&data], *off as u64).is_ok()
+                    && fs.fd_fdstat_get(f).unwrap().flags & fdflags::APPEND == 0
+                {
                     let mut back = vec![0u8; data.len()];
                     if fs.fd_pread(f, &mut [&mut back], *off as u64).is_ok() {
                         assert_eq!(back, data, "pread after pwrite");

@@ -45,10 +45,7 @@ fn api() {
             d.write_bytes(0xFF, size);
             dealloc(d, l);
             let z = alloc_zeroed(l);
-            assert!(
-                (0..size).all(|i| *z.add(i) == 0),
-                "alloc_zeroed({size}) dirty"
-            );
+            assert!((0..size).all(|i| *z.add(i) == 0), "alloc_zeroed({size}) dirty");
             dealloc(z, l);
         }
     }
@@ -72,8 +69,7 @@ fn threads() {
                 for (k, v) in &m {
                     assert!(v.iter().all(|&x| x == t as u8), "key {k} corrupted");
                 }
-                tx.send((0..2000).map(|i| format!("{t}:{i}")).collect())
-                    .unwrap();
+                tx.send((0..2000).map(|i| format!("{t}:{i}")).collect()).unwrap();
                 spindle_alloc::validate_heap().unwrap();
                 m.len() + b.len()
             })
@@ -106,17 +102,11 @@ fn short_threads(count: usize) {
         }
     }
     let grew = spindle_alloc::stats().committed - before;
-    assert!(
-        grew < 16 << 20,
-        "committed memory grew by {grew} over {count} threads"
-    );
+    assert!(grew < 16 << 20, "committed memory grew by {grew} over {count} threads");
 }
 
 fn main() {
-    let count = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(2000);
+    let count = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(2000);
     api();
     threads();
     short_threads(count);

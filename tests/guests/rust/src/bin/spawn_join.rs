@@ -3,9 +3,7 @@
 use std::thread;
 
 fn main() {
-    let handles: Vec<_> = (1..=4u64)
-        .map(|i| thread::spawn(move || (1..=i * 1000).sum::<u64>()))
-        .collect();
+    let handles: Vec<_> = (1..=4u64).map(|i| thread::spawn(move || (1..=i * 1000).sum::<u64>())).collect();
     for (i, h) in handles.into_iter().enumerate() {
         println!("thread {} returned {}", i + 1, h.join().unwrap());
     }
