@@ -9,8 +9,8 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 step "build: memory-FS module (tools/build-fs-module.sh)"
 bash tools/build-fs-module.sh >/dev/null
 
-step "build: runtime (TypeScript)"
-(cd runtime && npm run --silent build)
+step "build: runtime (TypeScript, with unused locals/parameters as errors) and its layering check"
+(cd runtime && npm run --silent build && npm run --silent lint)
 
 step "build: guest test programs (wasm32-wasip1-threads)"
 bash tests/guests/build.sh

@@ -18,7 +18,7 @@
  */
 import { loadProgram, type LoadedProgram, type ModuleSource } from './load.js';
 import { Program, type OutputOption, type RunOptions } from './program.js';
-import { browserPlatform } from './platform/browser.js';
+import { browserPlatform } from './platform/browser/index.js';
 import { isWasiImport } from './known-imports.js';
 import { isOpfsImport } from './fs/opfs-imports.js';
 import { SpindleError } from './errors.js';
@@ -30,7 +30,7 @@ export type { SpindleErrorCode } from './errors.js';
 /** Compiles and checks a program (throws SpindleError with a one-line message on bad input). */
 export async function load(source: ModuleSource, options: Pick<RunOptions, 'optimize' | 'memory'> = {}): Promise<LoadedProgram> {
   checkIsolated();
-  return loadProgram(source, (m, n) => isWasiImport(m, n) || isOpfsImport(m, n), options.memory);
+  return loadProgram(source, (m, n) => isWasiImport(m, n) || isOpfsImport(m, n), browserPlatform.readFile, options.memory);
 }
 
 /** A handle on one run of a loaded program: `start()` resolves with the exit code, `kill()` ends it. */

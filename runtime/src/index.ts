@@ -8,7 +8,7 @@
  */
 import { loadProgram, type LoadedProgram, type ModuleSource } from './load.js';
 import { Program, type RunOptions } from './program.js';
-import { nodePlatform } from './platform/node.js';
+import { nodePlatform } from './platform/node/index.js';
 import { isWasiImport } from './known-imports.js';
 
 export { Program, SpindleError };
@@ -22,7 +22,7 @@ import { SpindleError } from './errors.js';
 export async function load(source: ModuleSource, options: Pick<RunOptions, 'optimize' | 'memory'> = {}): Promise<LoadedProgram> {
   const optimize = options.optimize ?? true;
   // Threaded programs are the long-running, parallel ones: compile them eagerly too.
-  return loadProgram(source, isWasiImport, options.memory, (threaded) => {
+  return loadProgram(source, isWasiImport, nodePlatform.readFile, options.memory, (threaded) => {
     if (optimize) nodePlatform.preferOptimizingCompiler(threaded);
   });
 }

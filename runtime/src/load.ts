@@ -29,10 +29,11 @@ export type KnownImports = (module: string, name: string) => boolean;
 export async function loadProgram(
   source: ModuleSource,
   known: KnownImports,
+  readFile: (path: string | URL) => Promise<Uint8Array>,
   memory?: WebAssembly.Memory,
   beforeCompile?: (usesThreads: boolean) => void,
 ): Promise<LoadedProgram> {
-  const { bytes, module: given, name } = await readSource(source);
+  const { bytes, module: given, name } = await readSource(source, readFile);
   let summary;
   if (bytes) {
     if (!isWasm(bytes)) {
@@ -69,7 +70,7 @@ export async function loadProgram(
 /** Node (a path or file: URL is read from disk); anything else fetches every string and URL. */
 const inNode = typeof process !== 'undefined' && !!process.versions?.node;
 
-async function readSource(source: ModuleSource): Promise<{ bytes?: Uint8Array; module?: WebAssembly.Module; name: string }> {
+async function readSource(source: ModuleSource, readFile: (path: string | URL) => Promise<Uint8Array>): Promise<{ bytes?: Uint8Array; module?: WebAssembly.Module; name: string }> {
   if (source instanceof WebAssembly.Module) return { module: source, name: 'module.wasm' };
   if (source instanceof Uint8Array) return { bytes: source, name: 'module.wasm' };
   if (source instanceof ArrayBuffer) return { bytes: new Uint8Array(source), name: 'module.wasm' };
@@ -85,11 +86,10 @@ async function readSource(source: ModuleSource): Promise<{ bytes?: Uint8Array; m
     if (!res.ok) throw new SpindleError('ENOENT_MODULE', `cannot fetch ${url.href}: HTTP ${res.status}; check the URL`);
     return { bytes: new Uint8Array(await res.arrayBuffer()), name: baseName(url.pathname) };
   }
-  const { readFile } = await import('node:fs/promises');
   const path = url ? url : (source as string);
   const shown = url ? url.pathname : (source as string);
   try {
-    return { bytes: new Uint8Array(await readFile(path)), name: baseName(shown) };
+    return { bytes: await readFile(path), name: baseName(shown) };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') throw new SpindleError('ENOENT_MODULE', `cannot find ${shown}: no such file; check the path to the .wasm program`);

@@ -13,10 +13,9 @@ import type { LoadedProgram } from './load.js';
 import { OutputRings, type StreamRoute } from './output.js';
 import type { Platform, WorkerHandle } from './platform/types.js';
 import { StdinPipe } from './stdin.js';
-import { reportFailure, runThread, ThreadFactory, ThreadStdio, type WorkerInit } from './thread.js';
+import { reportFailure, runThread, ThreadFactory, ThreadStdio } from './thread.js';
+import type { WorkerInit } from './protocol.js';
 import { hasFsOptions, ProgramFs, type FsOptions } from './fs/program-fs.js';
-import type { HostFsDriver } from './fs/runtime-fs.js';
-import type { OpfsDriver } from './fs/opfs-owner.js';
 
 export type OutputOption = 'inherit' | ((chunk: Uint8Array) => void);
 
@@ -105,10 +104,14 @@ export class Program {
 
   private async run(): Promise<number> {
     // Before any thread exists: a bad option or a corrupt --preload tar ends here, nothing started.
-    const platform = this.platform as Platform & { hostFs?: HostFsDriver; opfs?: OpfsDriver };
+    const platform = this.platform;
     const opfs = platform.opfs;
     const fs = hasFsOptions(this.options)
-      ? await ProgramFs.create(this.options, platform.hostFs, opfs && ((dir) => opfs.load(this.init.control, dir)))
+      ? await ProgramFs.create(this.options, {
+        hostFs: platform.hostFs,
+        opfsLoad: opfs && ((dir) => opfs.load(this.init.control, dir)),
+        readFile: platform.readFile,
+      })
         .catch((e: unknown) => { opfs?.end(this.init.control); throw e; }) // an OPFS I/O worker it started
       : null;
     this.init.fs = fs?.init ?? null;

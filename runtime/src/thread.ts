@@ -10,44 +10,15 @@
  */
 import { Control, CMD_RUN_THREAD } from './control.js';
 import { ExitSignal } from './errors.js';
-import { OutputRings, type StreamRoute } from './output.js';
+import { OutputRings } from './output.js';
 import type { Platform } from './platform/types.js';
 import type { WasiHost } from './wasi/host.js';
 import { wasiPreview1 } from './wasi/preview1.js';
 import { shareMonotonicFloor } from './wasi/clock.js';
 import { StdinPipe } from './stdin.js';
-import { threadFdTable, type FsInit, type HostFsDriver } from './fs/runtime-fs.js';
-import { opfsImports, type OpfsInit } from './fs/opfs-imports.js';
-
-/** Everything a worker needs to run threads of a program. Structured-cloneable. */
-export interface WorkerInit {
-  module: WebAssembly.Module;
-  /** The shared memory, or null when the module defines its own (a single-threaded program). */
-  memory: WebAssembly.Memory | null;
-  /**
-   * Limits of a NON-shared imported memory (a single-threaded program): such a memory cannot be
-   * posted to a worker, so the one thread that uses it creates it.
-   */
-  privateMemory: { initial: number; maximum?: number } | null;
-  memoryImport: { module: string; name: string } | null;
-  hasThreadStart: boolean;
-  control: SharedArrayBuffer;
-  rings: SharedArrayBuffer;
-  stdout: StreamRoute;
-  stderr: StreamRoute;
-  /** A StdinPipe's buffer; 'fd' (calling-thread mode only): read the host's fd 0 directly. */
-  stdin: 'fd' | SharedArrayBuffer;
-  /** Which of fds 0-2 are the host's terminal (they then report CHARACTER_DEVICE, like wasmtime). */
-  stdioTty: boolean[];
-  args: string[];
-  env: string[];
-  /** The runtime filesystem (shared fd table, mounts), or null: stdio only, per thread. */
-  fs: FsInit | null;
-  /** OPFS mounts of the in-program FS (browser; fs/opfs-owner.ts adds it when the module imports spindle_opfs). */
-  opfs?: OpfsInit;
-  /** This worker's slot in the control block. */
-  slot: number;
-}
+import { threadFdTable } from './fs/runtime-fs.js';
+import { opfsImports } from './fs/opfs-imports.js';
+import type { WorkerInit } from './protocol.js';
 
 /** The stdio side of a WasiHost, shared by all instances a worker creates. */
 export class ThreadStdio {
@@ -146,8 +117,7 @@ export class ThreadFactory {
     this.host = new Host(memory, init.args, init.env, stdio, ctl);
     // With a filesystem, one fd table for all threads (fs/shared-fd-table.ts); without, each
     // instance keeps its own stdio table.
-    const hostFs = (platform as Platform & { hostFs?: HostFsDriver }).hostFs;
-    const fds = init.fs ? threadFdTable(init.fs, this.host, init.stdioTty, hostFs, (f) => { this.host.exitFlush = f; }) : undefined;
+    const fds = init.fs ? threadFdTable(init.fs, this.host, init.stdioTty, platform.hostFs, (f) => { this.host.exitFlush = f; }) : undefined;
     this.imports = {
       // Like wasmtime: stdio is a character device only when it really is a terminal.
       wasi_snapshot_preview1: wasiPreview1(this.host, { stdioIsTty: init.stdioTty, fds }),

@@ -10,7 +10,8 @@
  * written a command into it (growth), so a command may be waiting before the worker even boots.
  */
 import { Control, CMD_NONE, CMD_RUN_MAIN } from './control.js';
-import { reportFailure, runThread, ThreadFactory, ThreadStdio, type WorkerInit } from './thread.js';
+import { reportFailure, runThread, ThreadFactory, ThreadStdio } from './thread.js';
+import type { WorkerInit } from './protocol.js';
 import type { Platform } from './platform/types.js';
 
 export function serve(init: WorkerInit, platform: Platform): void {
@@ -44,15 +45,15 @@ export function serve(init: WorkerInit, platform: Platform): void {
 async function boot(): Promise<void> {
   if (typeof process !== 'undefined' && process.versions?.node) {
     const { workerData } = await import('node:worker_threads');
-    const { nodePlatform } = await import('./platform/node.js');
+    const { nodePlatform } = await import('./platform/node/index.js');
     serve(workerData as WorkerInit, nodePlatform);
   } else {
-    // A browser module worker: its owner (platform/browser.ts) posts the WorkerInit right after
+    // A browser module worker: its owner (platform/browser/index.ts) posts the WorkerInit right after
     // creating it.
     // The handler is set before any await: a message that arrives while no handler is set is
     // dropped once the module has been evaluated.
     const scope = globalThis as unknown as { onmessage: ((e: MessageEvent<WorkerInit>) => void) | null };
-    const platform = import('./platform/browser.js');
+    const platform = import('./platform/browser/index.js');
     scope.onmessage = (e) => {
       scope.onmessage = null;
       platform.then(({ poolWorkerPlatform }) => serve(e.data, poolWorkerPlatform)).catch((err: unknown) => {

@@ -13,11 +13,15 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { MemFs } from '../dist/fs/memfs.js';
+import { MemFs as MemFsModule } from '../dist/fs/memfs.js';
+import { nodePlatform } from '../dist/platform/node/index.js';
 import { wasiPreview1 } from '../dist/wasi/preview1.js';
 import { LocalFdTable } from '../dist/wasi/fd-table.js';
 import { stdioDescriptors } from '../dist/wasi/stdio.js';
 import { readImports } from '../dist/wasm-imports.js';
+
+/** The memory FS as program setup creates it: the module read with the Node platform's readFile. */
+const MemFs = { create: (options) => MemFsModule.create({ readFile: nodePlatform.readFile, ...options }) };
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 const repo = join(dist, '..', '..');

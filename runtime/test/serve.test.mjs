@@ -67,7 +67,7 @@ describe('spindle serve', () => {
   });
 
   test('the runtime under /spindle/ (browser entry, worker, platform)', async () => {
-    for (const path of ['/spindle/browser.js', '/spindle/worker.js', '/spindle/platform/browser.js']) {
+    for (const path of ['/spindle/browser.js', '/spindle/worker.js', '/spindle/platform/browser/index.js']) {
       assert.equal((await get(isolated.url, path)).status, 200, path);
     }
     assert.match((await get(isolated.url, '/run.html')).body, /from '\/spindle\/browser\.js'/);

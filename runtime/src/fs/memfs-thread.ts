@@ -30,7 +30,7 @@ export interface MemFsShared {
   readonly memory: WebAssembly.Memory;
   /** The region pool: Int32 [lock, count, base0, base1, ...]. */
   readonly regions: SharedArrayBuffer;
-  /** The OPFS channel when the program has OPFS mounts (browser; fs/opfs-owner.ts). */
+  /** The OPFS channel when the program has OPFS mounts (browser; platform/browser/opfs-owner.ts). */
   readonly opfs?: OpfsInit | null;
 }
 

@@ -33,7 +33,7 @@ export interface MemFsInit extends MemFsShared {
 
 /**
  * OPFS mounts (browser): memory mounts filled from an OPFS directory that the owner loaded
- * (fs/opfs-owner.ts) and mirrored back to it through the I/O worker's channel.
+ * (platform/browser/opfs-owner.ts) and mirrored back to it through the I/O worker's channel.
  */
 export interface OpfsMounts {
   readonly channel: SharedArrayBuffer;
@@ -50,7 +50,7 @@ export interface MemFsThread {
   dispose(): void;
   /** The OPFS exit flush on this thread (memfs-thread.ts `flushOpfs`); nothing without OPFS mounts. */
   flushOpfs(): void;
-  /** The OPFS idle write-back scan and its period in ms (fs/opfs-idle-worker.ts). */
+  /** The OPFS idle write-back scan and its period in ms (platform/browser/opfs-idle-worker.ts). */
   flushOpfsIdle(): void;
   opfsIdleTickMs(): number;
 }
@@ -66,10 +66,16 @@ export class MemFs {
 
   /**
    * Compiles the module, creates its shared memory and a memory mount at each guest path
-   * (absolute, e.g. "/tmp"). `module`: the module's bytes, if not loaded from its usual place.
+   * (absolute, e.g. "/tmp"). `module`: the module's bytes; without it they are read from their
+   * usual place (dist/spindle-fs.wasm) with `readFile` (the platform's).
    */
-  static async create(options: { mounts: readonly string[]; module?: Uint8Array; opfs?: OpfsMounts }): Promise<MemFs> {
-    const bytes = options.module ?? (await loadModuleBytes());
+  static async create(options: {
+    mounts: readonly string[];
+    module?: Uint8Array;
+    readFile?: (url: URL) => Promise<Uint8Array>;
+    opfs?: OpfsMounts;
+  }): Promise<MemFs> {
+    const bytes = options.module ?? (await loadModuleBytes(options.readFile));
     const limits = readImports(bytes).memory;
     if (!limits?.shared || limits.maximum === undefined) {
       throw new SpindleError('BAD_MODULE', `${wasmUrl.pathname} is not spindle's memory FS module (no shared memory import); ${BUILD_HINT}`);
@@ -220,17 +226,10 @@ function errnoText(e: number): string {
 }
 
 /** The module's bytes from their usual place, or a SpindleError that says how to build them. */
-async function loadModuleBytes(): Promise<Uint8Array> {
-  const proc = (globalThis as { process?: { versions?: { node?: string }; getBuiltinModule?(id: string): unknown } }).process;
+async function loadModuleBytes(readFile: ((url: URL) => Promise<Uint8Array>) | undefined): Promise<Uint8Array> {
+  if (!readFile) throw new Error('MemFs.create needs the module\'s bytes or a readFile function');
   try {
-    if (proc?.versions?.node) {
-      const spec = 'node:fs';
-      const fs = (proc.getBuiltinModule?.(spec) ?? (await import(spec))) as { readFileSync(p: URL): Uint8Array };
-      return new Uint8Array(fs.readFileSync(wasmUrl));
-    }
-    const res = await fetch(wasmUrl);
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    return new Uint8Array(await res.arrayBuffer());
+    return await readFile(wasmUrl);
   } catch (e) {
     throw new SpindleError('BAD_MODULE', `the memory FS module is missing (${wasmUrl.href}: ${(e as Error).message}); ${BUILD_HINT}`);
   }

@@ -18,8 +18,10 @@ export interface MemoryMounts {
 }
 
 /** `guests`: memory mounts; `opfs`: OPFS mounts (browser), also memory mounts for the module. */
-export async function openMemoryMounts(guests: readonly string[], opfs?: OpfsMounts): Promise<MemoryMounts> {
-  const fs = await MemFs.create({ mounts: guests, opfs });
+export async function openMemoryMounts(
+  guests: readonly string[], readFile: (url: URL) => Promise<Uint8Array>, opfs?: OpfsMounts,
+): Promise<MemoryMounts> {
+  const fs = await MemFs.create({ mounts: guests, readFile, opfs });
   return {
     init: fs.init,
     preopenEntry: (guest, mount, preopen) => ({ kind: MEMFS, handle: fs.thread().preopen(guest).memFd, mount, preopen }),

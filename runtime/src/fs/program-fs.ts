@@ -10,13 +10,13 @@
  * Errors in the options are SpindleErrors (BAD_OPTION) raised before any thread starts.
  */
 import { SpindleError } from '../errors.js';
-import { hostDirEntryFor, type HostFsDriver, type FsInit, type MountSpec } from './runtime-fs.js';
+import { hostDirEntryFor, type FsInit } from './runtime-fs.js';
+import type { HostFsDriver, LoadedOpfsDir, MountSpec } from './drivers.js';
 import { HOST_FILE, SharedFdTable } from './shared-fd-table.js';
 import { openMemoryMounts, type MemoryMounts } from './memory-mounts.js';
 import type { OpfsMounts } from './memfs.js';
-import type { LoadedOpfsDir } from './opfs-owner.js';
 
-/** Loads an OPFS directory for this program (browser: platform `opfs`, fs/opfs-owner.ts). */
+/** Loads an OPFS directory for this program (browser: platform `opfs`, platform/browser/opfs-owner.ts). */
 export type OpfsLoad = (dir: string) => Promise<LoadedOpfsDir>;
 
 /** A host directory for the program (`--dir HOST[::GUEST]`, `--dir-ro`). */
@@ -67,6 +67,14 @@ export function parsePair(flag: string, s: string | PreloadOption): PreloadOptio
   return { from: s.slice(0, i), to: s.slice(i + 2) };
 }
 
+/** What program setup takes from the platform (platform/types.ts). */
+export interface ProgramFsDrivers {
+  readonly hostFs: HostFsDriver | undefined;
+  readonly opfsLoad: OpfsLoad | undefined;
+  /** Reads the memory FS module's file (memfs.ts). */
+  readonly readFile: (url: URL) => Promise<Uint8Array>;
+}
+
 export class ProgramFs {
   private constructor(
     readonly init: FsInit,
@@ -77,7 +85,8 @@ export class ProgramFs {
   ) {}
 
   /** Sets the filesystem up; throws SpindleError (BAD_OPTION) on a bad option or a corrupt tar. */
-  static async create(options: FsOptions, hostFs: HostFsDriver | undefined, opfsLoad?: OpfsLoad): Promise<ProgramFs> {
+  static async create(options: FsOptions, drivers: ProgramFsDrivers): Promise<ProgramFs> {
+    const { hostFs, opfsLoad, readFile } = drivers;
     const dirs = (options.dirs ?? []).map((d) => (typeof d === 'string' ? parseDir(d) : d));
     if (dirs.length > 0 && !hostFs) throw new SpindleError('BAD_OPTION', 'host directories (dirs, --dir) need Node.js; in a browser use memory mounts');
     const mounts: MountSpec[] = [];
@@ -103,7 +112,7 @@ export class ProgramFs {
     if (saves.length && !hostFs) throw new SpindleError('BAD_OPTION', '--save writes host files: it needs Node.js');
 
     const opfs = opfsDirs.length ? await loadOpfs(opfsDirs, opfsLoad!) : undefined;
-    const memory = memGuests.length ? await openMemoryMounts(memGuests.filter((g) => !opfsGuests.has(g)), opfs) : null;
+    const memory = memGuests.length ? await openMemoryMounts(memGuests.filter((g) => !opfsGuests.has(g)), readFile, opfs) : null;
     for (const p of preload) memory!.importTar(p.to, readPreload(hostFs!, p.from), `--preload ${p.from}`);
 
     const table = SharedFdTable.create();

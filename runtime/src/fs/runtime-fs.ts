@@ -7,7 +7,7 @@
  * (fd-table.ts's LocalFdTable): no shared table, no cost.
  *
  * Layering: this file is platform-free (browsers too). Host directories need node:fs; they come
- * in through the platform's `hostFs` (platform/node.ts), so a platform without one simply cannot
+ * in through the platform's `hostFs` (platform/node/index.ts), so a platform without one simply cannot
  * mount host directories (program setup refuses them before any thread starts).
  *
  * Thread rules: `threadFdTable` is called once per thread (per ThreadFactory), on that thread.
@@ -17,14 +17,8 @@ import type { Descriptor, FdTable } from '../wasi/fd-table.js';
 import { stdioDescriptors } from '../wasi/stdio.js';
 import { memFsThread, type MemFsInit, type MemFsThread } from './memfs.js';
 import { FILETYPE_DIRECTORY } from '../wasi/constants.js';
+import type { HostFsDriver, MountSpec } from './drivers.js';
 import { HANDLE, HOST_DIR, HOST_FILE, MEMFS, SharedFdTable, STDERR, STDIN, STDOUT, type EntryInit, type EntryKinds } from './shared-fd-table.js';
-
-/** One preopened directory: a host directory (`host` set) or a memory mount (`host` null). */
-export interface MountSpec {
-  readonly guest: string;
-  readonly host: string | null;
-  readonly readOnly: boolean;
-}
 
 /** Everything a thread needs for the filesystem. Structured-cloneable. */
 export interface FsInit {
@@ -32,19 +26,6 @@ export interface FsInit {
   readonly mounts: readonly MountSpec[];
   /** The memory FS module's init, or null without memory mounts. */
   readonly memfs: MemFsInit | null;
-}
-
-/** What a platform supplies for host directories (Node: fs/host-kinds.ts). */
-export interface HostFsDriver {
-  file(table: SharedFdTable, fd: number, osFd: number): Descriptor;
-  dir(table: SharedFdTable, fd: number, mounts: readonly MountSpec[]): Descriptor;
-  closeOsFd(osFd: number): void;
-  /** The real path of a host directory to mount, or what is wrong with it. */
-  root(host: string): string | { error: string };
-  /** A .tar file's bytes, or a host directory packed as a tar stream (--preload). */
-  readTree(path: string): Uint8Array;
-  /** Writes `bytes` to `path` through a temporary file and a rename (--save). */
-  writeFileAtomic(path: string, bytes: Uint8Array): void;
 }
 
 /** What wasmtime 46 reports for a directory fd: its rights, and what files opened under it may get. */

@@ -2,7 +2,8 @@
  * What the runtime needs from its host platform (Node or a browser), in one interface, so the
  * core has no `node:` import and no `self`/`window` reference. One implementation per platform.
  */
-import type { WorkerInit } from '../thread.js';
+import type { WorkerInit } from '../protocol.js';
+import type { HostFsDriver, OpfsDriver } from '../fs/drivers.js';
 
 export interface WorkerHandle {
   terminate(): Promise<void>;
@@ -16,6 +17,11 @@ export interface Platform {
    * runs if the worker cannot start or dies outside the runtime's control.
    */
   startWorker(init: WorkerInit, onFailure: (message: string) => void): WorkerHandle;
+  /**
+   * Reads a whole local file: a path or file: URL in Node (rejects with Node's error, whose
+   * `code` says why); browsers fetch the URL.
+   */
+  readFile(path: string | URL): Promise<Uint8Array>;
   /** Whether a host fd is a terminal. */
   isatty(fd: number): boolean;
   /** Writes all of `bytes` to a host fd synchronously. Returns 0 or a WASI errno. */
@@ -33,4 +39,8 @@ export interface Platform {
    * `eagerly`: also compile every function at compile time rather than at its first call.
    */
   preferOptimizingCompiler(eagerly: boolean): void;
+  /** Host directories for the runtime's filesystem (Node); absent: `dirs` is refused. */
+  readonly hostFs?: HostFsDriver;
+  /** OPFS directories for the runtime's filesystem (browsers); absent: `opfs:` mounts are refused. */
+  readonly opfs?: OpfsDriver;
 }

@@ -4,7 +4,7 @@
  * I/O worker. Temporaries of an interrupted write-back (`.spindle-tmp.*`) are deleted on the way:
  * the file they were replacing is still whole.
  */
-import { TMP_PREFIX } from './opfs-names.js';
+import { TMP_PREFIX } from '../../fs/opfs-names.js';
 
 const BLOCK = 512;
 

@@ -23,15 +23,12 @@
  * Thread rules: `browserPlatform` is used on the owner only and `poolWorkerPlatform` on pool
  * workers only; the per-program record below lives on the owner.
  */
-import type { Platform, WorkerHandle } from './types.js';
-import type { WorkerInit } from '../thread.js';
-import { endOpfs, opfsDriver, withOpfs, type OpfsDriver } from '../fs/opfs-owner.js';
+import type { Platform, WorkerHandle } from '../types.js';
+import type { GrowRequest, WorkerInit } from '../../protocol.js';
+import { endOpfs, opfsDriver, withOpfs } from './opfs-owner.js';
 
 const ERRNO_BADF = 8;
 const ERRNO_NOTSUP = 58;
-
-/** What a pool worker posts to its owner. */
-export interface GrowRequest { grow: number }
 
 /** A worker's global scope, as far as this file uses it (the DOM lib has no worker types). */
 interface WorkerScope {
@@ -68,7 +65,7 @@ function create(init: WorkerInit, record: ProgramWorkers): void {
   let worker: Worker;
   try {
     // Written out in full so that bundlers (Vite, webpack 5) recognise the worker and emit it.
-    worker = new Worker(new URL('../worker.js', import.meta.url), { type: 'module', name: `spindle slot ${init.slot}` });
+    worker = new Worker(new URL('../../worker.js', import.meta.url), { type: 'module', name: `spindle slot ${init.slot}` });
   } catch (e) {
     record.onFailure(`cannot start a worker for slot ${init.slot}: ${e instanceof Error ? e.message : String(e)}`);
     return;
@@ -103,9 +100,14 @@ function askOwner(init: WorkerInit): WorkerHandle {
 }
 
 /** For the thread that runs the program (browser.ts): the page, or a worker of the user's. */
-export const browserPlatform: Platform & { opfs: OpfsDriver } = {
+export const browserPlatform: Platform = {
   cpuCount: () => Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1),
   startWorker,
+  readFile: async (url) => {
+    const res = await fetch(url);
+    if (!res.ok) throw new Error(`cannot fetch ${String(url)}: HTTP ${res.status}`);
+    return new Uint8Array(await res.arrayBuffer());
+  },
   isatty: () => false,
   writeFd: () => ERRNO_NOTSUP,
   readFd: () => ERRNO_BADF,

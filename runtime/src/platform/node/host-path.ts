@@ -13,12 +13,12 @@
  *     slash); the caller then operates on the resulting host path with O_NOFOLLOW where the call
  *     allows it, so a symlink swapped in after the check is refused (ELOOP) rather than followed.
  *
- * Every node:fs error goes through `sys` (the one mapping, platform/node-errno.ts).
+ * Every node:fs error goes through `sys` (the one mapping, platform/node/errno.ts).
  */
 import { lstatSync, readlinkSync, type BigIntStats } from 'node:fs';
-import { ERRNO_INVAL, ERRNO_LOOP, ERRNO_NOENT, ERRNO_NOTDIR, ERRNO_PERM } from '../wasi/constants.js';
-import { fail, WasiErrno } from '../wasi/errno.js';
-import { errnoOfNodeError } from '../platform/node-errno.js';
+import { ERRNO_INVAL, ERRNO_LOOP, ERRNO_NOENT, ERRNO_NOTDIR, ERRNO_PERM } from '../../wasi/constants.js';
+import { fail, WasiErrno } from '../../wasi/errno.js';
+import { errnoOfNodeError } from './errno.js';
 
 export const MAX_SYMLINKS = 40;
 

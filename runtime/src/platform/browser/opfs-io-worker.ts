@@ -17,8 +17,8 @@
  * deferred error (the program sees it at its next fsync or close) and printed on the console.
  * Thread rules: never blocks (Atomics.waitAsync); the channel's producers never touch OPFS.
  */
-import { Channel, ERRNO, errorKey, OP, type OpfsRecord, RESP_BYTES } from './opfs-channel.js';
-import { TMP_PREFIX } from './opfs-names.js';
+import { Channel, ERRNO, errorKey, OP, type OpfsRecord, RESP_BYTES } from '../../fs/opfs-channel.js';
+import { TMP_PREFIX } from '../../fs/opfs-names.js';
 import { tarOf } from './opfs-tar.js';
 
 /** What the owner posts once. */

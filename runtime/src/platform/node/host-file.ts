@@ -23,11 +23,11 @@ import {
   ERRNO_FBIG, ERRNO_INVAL, ERRNO_NOTDIR, ERRNO_NOTSUP, FDFLAGS_APPEND, FILETYPE_BLOCK_DEVICE, FILETYPE_CHARACTER_DEVICE,
   FILETYPE_DIRECTORY, FILETYPE_REGULAR_FILE, FILETYPE_SOCKET_STREAM, FILETYPE_SYMBOLIC_LINK, FILETYPE_UNKNOWN,
   FSTFLAGS_ATIM, FSTFLAGS_ATIM_NOW, FSTFLAGS_MTIM, FSTFLAGS_MTIM_NOW, WHENCE_CUR, WHENCE_END, WHENCE_SET,
-} from '../wasi/constants.js';
-import { fail } from '../wasi/errno.js';
-import { DescriptorBase, type Directory, type Fdstat, type Filestat } from '../wasi/fd-table.js';
+} from '../../wasi/constants.js';
+import { fail } from '../../wasi/errno.js';
+import { DescriptorBase, type Directory, type Fdstat, type Filestat } from '../../wasi/fd-table.js';
 import { sys } from './host-path.js';
-import { AUX, FDFLAGS, FILETYPE, HOST_FILE, MOUNT, PREOPEN, type EntryInit, type PendingEntry, type SharedFdTable } from './shared-fd-table.js';
+import { AUX, FDFLAGS, FILETYPE, HOST_FILE, MOUNT, PREOPEN, type EntryInit, type PendingEntry, type SharedFdTable } from '../../fs/shared-fd-table.js';
 
 
 /** AUX bit: the OS fd has O_APPEND. */

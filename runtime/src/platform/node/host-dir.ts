@@ -17,15 +17,15 @@ import {
   ERRNO_EXIST, ERRNO_INVAL, ERRNO_ISDIR, ERRNO_LOOP, ERRNO_NOENT, ERRNO_NOTDIR, ERRNO_PERM, ERRNO_XDEV,
   FDFLAGS_APPEND, FDFLAGS_DSYNC, FDFLAGS_RSYNC, FDFLAGS_SYNC, LOOKUPFLAGS_SYMLINK_FOLLOW,
   OFLAGS_CREAT, OFLAGS_DIRECTORY, OFLAGS_EXCL, OFLAGS_TRUNC,
-  RIGHTS_FD_ALLOCATE, RIGHTS_FD_DATASYNC, RIGHTS_FD_FILESTAT_SET_SIZE, RIGHTS_FD_FILESTAT_SET_TIMES, RIGHTS_FD_READ,
+  RIGHTS_FD_ALLOCATE, RIGHTS_FD_DATASYNC, RIGHTS_FD_FILESTAT_SET_SIZE, RIGHTS_FD_READ,
   RIGHTS_FD_READDIR, RIGHTS_FD_WRITE,
-} from '../wasi/constants.js';
-import { fail } from '../wasi/errno.js';
-import type { Descriptor, Directory, Filestat } from '../wasi/fd-table.js';
+} from '../../wasi/constants.js';
+import { fail } from '../../wasi/errno.js';
+import type { Descriptor, Directory, Filestat } from '../../wasi/fd-table.js';
 import { AUX_OS_APPEND, filestatOf, filetypeOf, PendingHost, timesFor, type MountInfo } from './host-file.js';
-import { DIR_INHERITING, hostDirEntryFor } from './runtime-fs.js';
+import { DIR_INHERITING, hostDirEntryFor } from '../../fs/runtime-fs.js';
 import { resolve, sys, type Resolved } from './host-path.js';
-import { HOST_FILE } from './shared-fd-table.js';
+import { HOST_FILE } from '../../fs/shared-fd-table.js';
 
 const WRITE_RIGHTS = RIGHTS_FD_WRITE | RIGHTS_FD_DATASYNC | RIGHTS_FD_ALLOCATE | RIGHTS_FD_FILESTAT_SET_SIZE;
 

@@ -1,13 +1,13 @@
 /**
  * The Node platform's host-directory driver (`HostFsDriver`): materializes host files and
  * directories of the shared fd table on the calling thread, and closes OS fds. Only Node imports
- * this (platform/node.ts); browsers have no host directories.
+ * this (platform/node/index.ts); browsers have no host directories.
  */
 import { closeSync } from 'node:fs';
 import { HostDirectory, hostRoot } from './host-dir.js';
 import { readTree, writeFileAtomic } from './host-tree.js';
 import { HostDir, HostFile } from './host-file.js';
-import type { HostFsDriver, MountSpec } from './runtime-fs.js';
+import type { HostFsDriver, MountSpec } from '../../fs/drivers.js';
 
 export const nodeHostFs: HostFsDriver = {
   file: (table, fd, osFd) => new HostFile(table, fd, osFd),

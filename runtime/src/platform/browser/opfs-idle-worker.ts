@@ -15,7 +15,7 @@
  * the timer between scans, returns the instance and closes the worker: never ended mid-scan, so
  * no lock is left held.
  */
-import { memFsThread, type MemFsInit } from './memfs.js';
+import { memFsThread, type MemFsInit } from '../../fs/memfs.js';
 
 /** What the owner posts once. */
 export interface IdleWorkerInit {

@@ -14,9 +14,10 @@
  * Thread rules: owner only (the page, or the user's worker that runs the program); nothing here
  * blocks (Atomics.waitAsync), so it may run on a page's main thread.
  */
-import type { WorkerInit } from '../thread.js';
-import { Channel, createChannel, OP, RESP_BYTES } from './opfs-channel.js';
-import type { MemFsInit } from './memfs.js';
+import type { WorkerInit } from '../../protocol.js';
+import { Channel, createChannel, OP, RESP_BYTES } from '../../fs/opfs-channel.js';
+import type { OpfsDriver } from '../../fs/drivers.js';
+import type { MemFsInit } from '../../fs/memfs.js';
 
 interface ProgramIo {
   channel: SharedArrayBuffer;
@@ -66,31 +67,8 @@ function startIdle(control: SharedArrayBuffer, memfs: MemFsInit): void {
   io.idle.postMessage({ memfs });
 }
 
-/** An OPFS directory as loaded for a mount of the runtime's shared FS. */
-export interface LoadedOpfsDir {
-  /** The program's channel (for the memory FS's `spindle_opfs` imports). */
-  channel: SharedArrayBuffer;
-  /** The I/O worker's id for the mount. */
-  mount: number;
-  /** The directory's contents as a tar stream (empty: nothing in it). */
-  tar: Uint8Array;
-}
-
-/** What program setup needs for OPFS mounts of the runtime's shared FS (a platform's `opfs`). */
-export interface OpfsDriver {
-  /**
-   * Opens (creates) OPFS directory `dir` ('' = the root, 'a/b' = a subdirectory) for the program
-   * with control block `control` and reads it; starts the I/O worker if needed. Rejects with
-   * the WASI errno (`errno`) when OPFS refuses.
-   */
-  load(control: SharedArrayBuffer, dir: string): Promise<LoadedOpfsDir>;
-  /** The program ended (or its setup failed): its I/O worker, if any, drains and closes. */
-  end(control: SharedArrayBuffer): void;
-  /** The memory FS with the loaded mounts exists: start the idle write-back (once). */
-  startIdle(control: SharedArrayBuffer, memfs: MemFsInit): void;
-}
-
-/** The browser's driver (platform/browser.ts). */
+/** The browser's driver (platform/browser/index.ts). */
+/** The browser's driver (platform/browser/index.ts). */
 export const opfsDriver: OpfsDriver = {
   async load(control, dir) {
     const { channel } = ioFor(control);

@@ -6,20 +6,20 @@
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { existsSync, readSync, writeSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import { isatty } from 'node:tty';
-import type { Platform, WorkerHandle } from './types.js';
-import type { WorkerInit } from '../thread.js';
-import { errnoOfNodeError, sleepMs } from './node-errno.js';
-import { nodeHostFs } from '../fs/host-kinds.js';
-import type { HostFsDriver } from '../fs/runtime-fs.js';
+import type { Platform, WorkerHandle } from '../types.js';
+import type { WorkerInit } from '../../protocol.js';
+import { errnoOfNodeError, sleepMs } from './errno.js';
+import { nodeHostFs } from './host-fs.js';
 
 // The worker script: the one-file Node bundle when there is one (scripts/bundle.mjs; inside a
 // bundle its path is compiled in), else the plain ES module (a build with tsc only).
 declare const __SPINDLE_NODE_WORKER__: string | undefined;
 const workerUrl = typeof __SPINDLE_NODE_WORKER__ === 'string'
   ? new URL(__SPINDLE_NODE_WORKER__, import.meta.url)
-  : [new URL('../node-worker.js', import.meta.url), new URL('../worker.js', import.meta.url)].find((u) => existsSync(u))!;
+  : [new URL('../../node-worker.js', import.meta.url), new URL('../../worker.js', import.meta.url)].find((u) => existsSync(u))!;
 
 function startWorker(init: WorkerInit, onFailure: (message: string) => void): WorkerHandle {
   const w = new Worker(workerUrl, { workerData: init, stdout: false, stderr: false });
@@ -93,10 +93,11 @@ function preferOptimizingCompiler(eagerly: boolean): void {
   }
 }
 
-export const nodePlatform: Platform & { hostFs: HostFsDriver } = {
+export const nodePlatform: Platform = {
   hostFs: nodeHostFs,
   cpuCount: () => availableParallelism(),
   startWorker,
+  readFile: async (path) => new Uint8Array(await readFile(path)),
   isatty: (fd) => isatty(fd),
   writeFd,
   readFd,
