@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds every guest test program for wasm32-wasip1-threads into build/guests/ (gitignored):
 #   build/guests/c/<name>.wasm            from tests/guests/c/<name>.c         (tools/wasi-cc)
+#   build/guests/c/<name>_spindle_alloc.wasm  the same linked with spindle-alloc (a few: alloc_variants)
 #   build/guests/rust/<name>.wasm         from tests/guests/rust/src/bin/<name>.rs
 #   build/guests/rust-wasip1/<name>.wasm  a few of them for plain wasm32-wasip1 (no threads)
 # Make-like: a C program is rebuilt only when its source (or tools/wasi-cc) is newer than the
@@ -35,6 +36,17 @@ for src in "$here"/c/*.c; do
 done
 for p in "${pids[@]}"; do wait "$p" || fails=1; done
 [ $fails = 0 ] || { echo "tests/guests/build.sh: a C guest failed to build (see above)" >&2; exit 1; }
+
+# --- C guests that also run with spindle-alloc instead of wasi-libc's dlmalloc: <name>_spindle_alloc.wasm.
+alloc_variants=(grow_consumer)
+alloc_lib="$repo/build/wasm32-wasip1-threads/lib/libspindle-alloc.a"
+"$repo/tools/build-c-libs.sh" >/dev/null # make-like: cargo rebuilds only what changed
+for name in "${alloc_variants[@]}"; do
+  src="$here/c/$name.c" wasm="$out/c/${name}_spindle_alloc.wasm"
+  if [ $force = 0 ] && [ "$wasm" -nt "$src" ] && [ "$wasm" -nt "$cc" ] && [ "$wasm" -nt "$alloc_lib" ]; then continue; fi
+  "$cc" -Wall -Werror "$src" "$alloc_lib" -o "$out/c/.tmp/${name}_spindle_alloc.wasm"
+  mv "$out/c/.tmp/${name}_spindle_alloc.wasm" "$wasm"
+done
 
 # --- Rust: skip cargo entirely when nothing changed since the last successful build.
 rust="$here/rust"
