@@ -121,7 +121,7 @@ export async function benchInBrowser({ size: SIZE, runs: RUNS, threads: THREADS,
     ratios: ratios(rows, THREADS),
     failures,
     unavailable: [
-      { experiment: 'fs', config: 'opfs-mount', reason: 'measured by its own command: node bench/browser/opfs.mjs (memory mount vs OPFS mount vs a SyncAccessHandle per operation)' },
+      { experiment: 'fs', config: 'opfs-mount', reason: 'measured by the browser-opfs experiment: spindle bench --only browser-opfs (memory mount vs OPFS mount vs a SyncAccessHandle per operation)' },
     ],
   };
   return result;
@@ -150,9 +150,9 @@ export function ratios(rows, THREADS) {
     add(`malloc T=${t}: dlmalloc / spindle-alloc`, med('malloc', 'malloc', 'dlmalloc', t), med('malloc', 'malloc', 'spindle-alloc', t), '> 1: spindle-alloc faster');
   }
   const w = (config, where) => med('fs', 'fs-where', config, where);
-  add('fs in-program: pthread / program main thread', w('inprogram', 'a pthread'), w('inprogram', 'program main thread'), 'issue 5 goal <= 1.1');
+  add('fs in-program: pthread / program main thread', w('inprogram', 'a pthread'), w('inprogram', 'program main thread'), 'goal <= 1.1');
   add('fs JS FS: proxied from a worker / direct on the page main thread', w('jsfs-proxied', 'program main thread'), w('jsfs-page', 'program main thread'), 'the cost of the proxy');
-  add('fs pthread: JS FS proxied / in-program', w('jsfs-proxied', 'a pthread'), w('inprogram', 'a pthread'), 'issue 5 goal >= 30');
+  add('fs pthread: JS FS proxied / in-program', w('jsfs-proxied', 'a pthread'), w('inprogram', 'a pthread'), 'goal >= 30');
   add('fs main: JS FS on the page main thread / in-program on the program main thread', w('jsfs-page', 'program main thread'), w('inprogram', 'program main thread'), 'WasmFS: 2x');
   for (const t of THREADS) {
     add(`fs T=${t}: JS FS proxied / in-program (per operation)`, med('fs', 'fs-threads', 'jsfs-proxied', t), med('fs', 'fs-threads', 'inprogram', t), '> 1: in-program faster');

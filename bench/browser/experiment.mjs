@@ -1,7 +1,7 @@
 /**
  * The browser benchmarks as a `spindle bench` experiment (the module shape of
  * bench/harness/registry.mjs: id, title, needs, notes, charts, unavailable(ctx), run(ctx) -> rows,
- * goals(rows)). The measuring is bench.mjs's, the same as `node bench/browser/run.mjs`.
+ * goals(rows)); `spindle bench --only browser`. The measuring is bench.mjs's.
  *
  * Rows: experiment 'browser'; variant '<chart> <x>' (e.g. 'malloc T=2', 'fs-where a pthread');
  * config = the demo's series id; baseline per chart: malloc -> dlmalloc, fs charts -> the
@@ -15,12 +15,13 @@ import { CHROMIUM } from './chromium.mjs';
 export const id = 'browser';
 export const title = 'In Chromium: math, malloc and filesystem at T = 1, 2, 4, and thread spawn latency (the demo page\'s experiments)';
 export const needs = [];
+export const runByDefault = false;
 export const notes = [
   'Debian\'s Chromium (headless, playwright-core), the demo page served by `spindle serve`; every figure is the program\'s own measurement.',
   'One warm-up run per configuration and point is discarded (the first run of a module in a page runs V8\'s baseline code until tier-up).',
   'fs: the JS FS baseline is the demo\'s own small in-memory FS on the page\'s main thread, proxied from workers the way '
     + '@napi-rs/wasm-runtime proxies memfs (postMessage + Atomics.wait per call); not memfs itself.',
-  'OPFS configurations: not available (the OPFS backend is not built yet).',
+  'OPFS: measured by the browser-opfs experiment (`spindle bench --only browser-opfs`).',
 ];
 export const charts = [];
 

@@ -1,30 +1,41 @@
-// The reference filesystem workload (bench/fs/workload.c: per round over 64 files create+write
-// 1 KiB+close, open+read+close, stat) in Chromium, on the in-program FS (issue 6, OPFS bench):
-//   memory      SPINDLE_FS_MOUNTS=/data            (the same binary, no OPFS mount)
-//   opfs        SPINDLE_FS_MOUNTS=/data=opfs:DIR   (cache in memory, write-back queued at close)
-//   opfs+fsync  the same with an fsync of /data at the end inside the timing (every write-back
-//               has reached OPFS: the durable figure; tests/fs-guests/opfs_guest.c `workload`)
-//   sah/op      page JS in a dedicated worker doing each operation through OPFS directly:
-//               getFileHandle + createSyncAccessHandle + truncate/write/flush (or read/getSize) +
-//               close per file operation (what a program without a cache would do)
-// Each is timed inside its thread; N runs each (interleaved), min and median, ratios to memory.
-//
-// Usage: node bench/browser/opfs.mjs [--rounds R] [--runs N] [--json FILE]
-// Needs: bash tests/fs-guests/opfs_build.sh; cd runtime && npm run build; Chromium (tools/setup.sh).
-import { existsSync, writeFileSync } from 'node:fs';
+/**
+ * The OPFS experiment of `spindle bench` (`--only browser-opfs`): the reference filesystem
+ * workload (bench/fs/workload.c: per round over 64 files create+write 1 KiB+close,
+ * open+read+close, stat) in Chromium, on the in-program FS:
+ *   memory      SPINDLE_FS_MOUNTS=/data            (the same binary, no OPFS mount; the baseline)
+ *   opfs        SPINDLE_FS_MOUNTS=/data=opfs:DIR   (cache in memory, write-back queued at close)
+ *   opfs+fsync  the same with an fsync of /data at the end inside the timing (every write-back
+ *               has reached OPFS: the durable figure; tests/fs-guests/opfs_guest.c `workload`)
+ *   sah/op      page JS in a dedicated worker doing each operation through OPFS directly:
+ *               getFileHandle + createSyncAccessHandle + truncate/write/flush (or read/getSize) +
+ *               close per file operation (what a program without a cache would do)
+ * Each is timed inside its thread; N runs each (interleaved, one warm-up), min and median, ratios
+ * to memory. Needs: bash tests/fs-guests/opfs_build.sh; Chromium (tools/setup.sh).
+ */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchChromium, repo, startServe } from './chromium.mjs';
+import { CHROMIUM, launchChromium, repo, startServe } from './chromium.mjs';
+import { min, median } from '../harness/lib/stats.mjs';
 
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? process.argv[i + 1] : dflt;
-};
-const ROUNDS = Number(arg('--rounds', 50));
-const RUNS = Number(arg('--runs', 5));
-const JSON_OUT = arg('--json');
+export const id = 'browser-opfs';
+export const title = 'In Chromium: the reference fs workload on an OPFS mount vs a memory mount vs a SyncAccessHandle per operation';
+export const needs = [];
+export const runByDefault = false;
+export const notes = [
+  'In-program FS (bench/fs/workload.c linked with libspindle-fs-opfs.a), Debian\'s Chromium headless; every figure is the program\'s own measurement.',
+  'opfs+fsync includes an fsync of /data inside the timing: every write-back has reached OPFS.',
+];
+export const charts = [];
+export const params = { rounds: 'rounds of the workload per run (default 50; 10 with --quick)' };
+
 const built = join(repo, 'build', 'tests', 'opfs');
-for (const f of ['opfs_workload.wasm', 'opfs_guest.wasm']) {
-  if (!existsSync(join(built, f))) throw new Error(`${f} is missing: run bash tests/fs-guests/opfs_build.sh`);
+
+export function unavailable() {
+  if (!existsSync(CHROMIUM)) return `Chromium is not installed (${CHROMIUM}); tools/setup.sh installs Debian's chromium`;
+  for (const f of ['opfs_workload.wasm', 'opfs_guest.wasm']) {
+    if (!existsSync(join(built, f))) return `${f} is not built: run bash tests/fs-guests/opfs_build.sh`;
+  }
+  return undefined;
 }
 
 /** Runs a wasm through run.html; returns its stdout (throws on a non-zero exit). */
@@ -38,20 +49,21 @@ async function runWasm(page, url, wasm, env, args) {
   return r.stdout;
 }
 
+/** The configurations: (page, url, run index, rounds) -> ns of the whole workload. */
 const configs = {
-  memory: async (page, url, i) => {
+  memory: async (page, url, i, ROUNDS) => {
     const out = await runWasm(page, url, 'opfs_workload.wasm', 'SPINDLE_FS_MOUNTS=/data', ['main', String(ROUNDS), '/data']);
     return Number(/elapsed_ns=(\d+)/.exec(out)[1]);
   },
-  opfs: async (page, url, i) => {
+  opfs: async (page, url, i, ROUNDS) => {
     const out = await runWasm(page, url, 'opfs_workload.wasm', `SPINDLE_FS_MOUNTS=/data=opfs:bench-${i}`, ['main', String(ROUNDS), '/data']);
     return Number(/elapsed_ns=(\d+)/.exec(out)[1]);
   },
-  'opfs+fsync': async (page, url, i) => {
+  'opfs+fsync': async (page, url, i, ROUNDS) => {
     const out = await runWasm(page, url, 'opfs_guest.wasm', `SPINDLE_FS_MOUNTS=/data=opfs:benchs-${i}`, ['workload', '/data', String(ROUNDS), 'sync']);
     return Number(/workload ns (\d+)/.exec(out)[1]);
   },
-  'sah/op': async (page, url, i) => {
+  'sah/op': async (page, url, i, ROUNDS) => {
     await page.goto(`${url}run.html`);
     return page.evaluate(sahWorkload, { rounds: ROUNDS, dir: `sah-${i}` });
   },
@@ -86,34 +98,44 @@ async function sahWorkload({ rounds, dir }) {
   return ns;
 }
 
-const { url, child } = await startServe(built);
-const browser = await launchChromium();
-try {
-  const page = await browser.newPage();
+export async function run(ctx) {
+  const rounds = Number(ctx.params?.['browser-opfs.rounds'] ?? (ctx.quick ? 10 : 50));
+  if (!(Number.isInteger(rounds) && rounds > 0)) throw new Error(`browser-opfs.rounds must be a whole number > 0`);
+  const { url, child } = await startServe(built);
+  const browser = await launchChromium();
   const times = Object.fromEntries(Object.keys(configs).map((k) => [k, []]));
-  for (const [name, f] of Object.entries(configs)) await f(page, url, 'warm'); // compile, first OPFS use
-  for (let i = 0; i < RUNS; i++) {
-    for (const [name, f] of Object.entries(configs)) times[name].push(await f(page, url, i));
+  const errors = {};
+  try {
+    const page = await browser.newPage();
+    for (const [name, f] of Object.entries(configs)) await f(page, url, 'warm', rounds); // compile, first OPFS use
+    for (let i = 0; i < ctx.runs; i++) {
+      for (const [name, f] of Object.entries(configs)) {
+        if (errors[name]) continue;
+        try {
+          times[name].push(await f(page, url, i, rounds));
+        } catch (e) {
+          errors[name] = e instanceof Error ? e.message : String(e);
+          ctx.log(`  FAILED browser-opfs ${name}: ${errors[name]}`);
+        }
+      }
+    }
+  } finally {
+    await browser.close();
+    child.kill();
   }
-  const stats = (xs) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return { min: s[0], median: s[Math.floor(s.length / 2)] };
-  };
-  const base = stats(times.memory);
-  const ops = ROUNDS * 64 * 3;
+  const ops = rounds * 64 * 3;
   const rows = Object.entries(times).map(([name, xs]) => {
-    const st = stats(xs);
-    return { name, min_ms: st.min / 1e6, median_ms: st.median / 1e6, ns_per_op: st.median / ops,
-      ratio_min: st.min / base.min, ratio_median: st.median / base.median };
+    const perOp = xs.map((ns) => ns / ops);
+    const ok = !errors[name] && perOp.length > 0;
+    return { experiment: id, variant: `${rounds} rounds`, config: name, metric: 'ns_per_op', unit: 'ns', runs: perOp.length,
+      min: ok ? min(perOp) : NaN, median: ok ? median(perOp) : NaN, baseline: 'memory', ratio_min: NaN, ratio_median: NaN,
+      ok, error: errors[name], note: '', samples: perOp };
   });
-  console.log(`OPFS workload: ${ROUNDS} rounds x 64 files x 3 ops, ${RUNS} runs each (+1 warm-up), Chromium headless`);
-  console.log('config        min ms   median ms   ns/op   vs memory (min, median)');
+  const base = rows.find((r) => r.config === 'memory');
   for (const r of rows) {
-    console.log(`${r.name.padEnd(12)} ${r.min_ms.toFixed(1).padStart(7)} ${r.median_ms.toFixed(1).padStart(10)} `
-      + `${r.ns_per_op.toFixed(0).padStart(7)}   ${r.ratio_min.toFixed(2)}x, ${r.ratio_median.toFixed(2)}x`);
+    if (!r.ok || !base?.ok) continue;
+    r.ratio_min = r.min / base.min;
+    r.ratio_median = r.median / base.median;
   }
-  if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify({ rounds: ROUNDS, runs: RUNS, rows, times }, null, 2));
-} finally {
-  await browser.close();
-  child.kill();
+  return rows;
 }

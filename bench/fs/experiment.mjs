@@ -1,5 +1,5 @@
 /**
- * The filesystem experiment (issue 5; the reference article's third chart), plugged into
+ * The filesystem experiment (the reference article's third chart), plugged into
  * `spindle bench` through the registry's hook for bench/fs/experiment.mjs.
  *
  * Workload (bench/fs/workload.c, timed inside the thread that does it): per round, over 64
@@ -16,7 +16,7 @@
  *                        direct on the main thread, proxied to it from a pthread
  *   spindle-inprogram    (i) libspindle.a on the spindle CLI: files in the program's memory
  *   spindle-sharedfs     (iii) the plain module on the spindle CLI with /tmp a memory mount
- *   spindle-hostdir      the plain module on the spindle CLI with --dir on tmpfs (issue 5, 3.)
+ *   spindle-hostdir      the plain module on the spindle CLI with --dir on tmpfs
  *   wasmtime-inprogram   (i) the same module on wasmtime 46 (portability; when installed)
  *   nodewasi-inprogram   (i) on node:wasi (main thread only: node:wasi has no threads)
  *   nodewasi-hostfs      the plain module on node:wasi with /tmp preopened on tmpfs (main only)
@@ -34,7 +34,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { measure, parseLine, withRatios } from '../runtime/lib/measure.mjs';
+import { measure, parseLine, withRatios } from '../harness/lib/measure.mjs';
 import { expectChecksum, unavailableRows } from '../harness/rows.mjs';
 
 export const id = 'fs';
@@ -122,7 +122,7 @@ function inFreshDir(exe, args, base) {
 export function optionUnavailable(flag, probe) {
   if (probe.status === 0) return undefined;
   const err = `${probe.stderr ?? ''}`.trim();
-  if (/unknown option|not available/i.test(err)) return `the spindle CLI under test cannot run ${flag} yet (issue 5): ${err.split('\n')[0].slice(0, 200)}`;
+  if (/unknown option|not available/i.test(err)) return `the spindle CLI under test cannot run ${flag}: ${err.split('\n')[0].slice(0, 200)}`;
   return undefined;
 }
 

@@ -1,4 +1,4 @@
-/* The reference filesystem workload (issue 5): per round, over 64 files: create + write 1 KiB +
+/* The reference filesystem workload: per round, over 64 files: create + write 1 KiB +
  * close, open + read + close, stat: 3 operations per file. Timed inside the thread that does it.
  *
  *   workload main   ROUNDS DIR      on the program's main thread

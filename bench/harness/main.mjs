@@ -14,17 +14,18 @@
  * crash), 2 for a usage error; an unavailable configuration does not fail the run.
  *
  * Context given to each experiment's run(ctx): repo, benchDir (bench/runtime, for its hosts),
- * spindleCli (a snapshot of runtime/dist), programs, commands (bench/runtime/lib/configs.mjs),
+ * spindleCli (a snapshot of runtime/dist), programs, commands (bench/harness/lib/configs.mjs),
  * runs, quick, threads, threadsExplicit (--threads given), cores, wasmtime ({ exe } or { unavailable }),
- * log(message).
+ * params (the --param settings, keyed 'experiment.key'; each experiment declares its settings in
+ * its `params` export: key -> one-line description), log(message).
  */
 import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { buildPrograms } from '../runtime/lib/build.mjs';
-import { commands } from '../runtime/lib/configs.mjs';
+import { buildPrograms } from './lib/build.mjs';
+import { commands } from './lib/configs.mjs';
 import { loadRegistry } from './registry.mjs';
 import { createProgress } from './progress.mjs';
 import { loadWarning, machine, sampleLoad, sampleSteal, stealWarning } from './machine.mjs';
@@ -40,13 +41,15 @@ export const V8_TIER = 'wasm on V8 runs with the optimizing tier (TurboFan) up f
   + 'the emnapi peer with node --no-liftoff; the optimizing-tier experiment compares against V8\'s default tiering '
   + '(a thread loop entered once otherwise stays in baseline code)';
 
-const USAGE = `usage: spindle bench [--quick] [--threads 1,2,4] [--runs N] [--out DIR] [--only ID,...] [--list]
+const USAGE = `usage: spindle bench [--quick] [--threads 1,2,4] [--runs N] [--out DIR] [--only ID,...|--all] [--param K=V]... [--list]
 
   --quick        3 runs, fewer thread counts and smaller workloads (a few minutes on 2 cores)
   --threads L    thread counts for the experiments that scale (default 1 .. 2 x cores)
   --runs N       runs per configuration, after one warm-up (default 5; 3 with --quick)
   --out DIR      where results go (default build/bench/report)
   --only IDS     run only these experiments (see --list)
+  --all          also run the experiments that only run when named (browsers, fs-native)
+  --param K=V    an experiment's own setting, e.g. malloc.workloads=ring,larson (see --list)
   --list         list the experiments and exit
   --from-json F  write summary, CSV and charts again from a results.json (measures nothing)
 `;
@@ -54,7 +57,7 @@ const USAGE = `usage: spindle bench [--quick] [--threads 1,2,4] [--runs N] [--ou
 class UsageError extends Error {}
 
 export function parseArgs(argv, cores = availableParallelism()) {
-  const o = { quick: false, runs: undefined, threads: undefined, out: join(repo, 'build', 'bench', 'report'), only: undefined, list: false, registry: undefined, help: false };
+  const o = { quick: false, runs: undefined, threads: undefined, out: join(repo, 'build', 'bench', 'report'), only: undefined, all: false, list: false, registry: undefined, help: false, params: {} };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const value = () => { const v = argv[++i]; if (v === undefined) throw new UsageError(`${a} needs a value`); return v; };
@@ -67,6 +70,13 @@ export function parseArgs(argv, cores = availableParallelism()) {
     } else if (a === '--out') o.out = resolve(value());
     else if (a === '--only') o.only = value().split(',').filter(Boolean);
     else if (a === '--list') o.list = true;
+    else if (a === '--all') o.all = true;
+    else if (a === '--param') {
+      const v = value();
+      const eq = v.indexOf('=');
+      if (!/^[a-z][\w-]*\.[a-z][\w-]*$/i.test(v.slice(0, eq))) throw new UsageError(`--param takes EXPERIMENT.KEY=VALUE (e.g. malloc.workloads=ring), got '${v}'`);
+      o.params[v.slice(0, eq)] = v.slice(eq + 1);
+    }
     else if (a === '--registry') o.registry = resolve(value()); // tests: a module exporting `registry`
     else if (a === '--from-json') o.fromJson = resolve(value());
     else if (a === '-h' || a === '--help') o.help = true;
@@ -97,6 +107,7 @@ async function prepare(selected, opts, log) {
     repo, benchDir: join(repo, 'bench', 'runtime'), runs: opts.runs, quick: opts.quick, threads: opts.threads,
     threadsExplicit: opts.given.includes('--threads'),
     cores: availableParallelism(), log, wasmtime: { unavailable: 'not needed' }, programs: {},
+    params: opts.params,
   };
   if (needs.has('peers') || needs.has('wasmtime')) {
     execFileSync('bash', [join(here, 'setup.sh')], { stdio: ['ignore', 'inherit', 'inherit'] });
@@ -147,12 +158,21 @@ export async function main(argv) {
   if (opts.help) { process.stdout.write(USAGE); return 0; }
   const registry = opts.registry ? (await import(pathToFileURL(opts.registry).href)).registry : await loadRegistry(repo);
   if (opts.list) {
-    for (const e of registry) process.stdout.write(`${e.id.padEnd(16)} ${e.title}${e.unavailable?.({ repo }) ? '  [not available yet]' : ''}\n`);
+    for (const e of registry) {
+      const when = e.runByDefault === false ? '  [only with --only or --all]' : '';
+      process.stdout.write(`${e.id.padEnd(16)} ${e.title}${when}${e.unavailable?.({ repo, params: {} }) ? '  [not available here]' : ''}\n`);
+      for (const [k, doc] of Object.entries(e.params ?? {})) process.stdout.write(`${''.padEnd(18)}--param ${e.id}.${k}=...  ${doc}\n`);
+    }
     return 0;
   }
   if (opts.fromJson) return rerender(opts, registry);
   for (const id of opts.only ?? []) if (!registry.some((e) => e.id === id)) throw new UsageError(`no experiment '${id}' (see --list)`);
-  const selected = registry.filter((e) => !opts.only || opts.only.includes(e.id));
+  for (const key of Object.keys(opts.params)) {
+    const [eid, k] = key.split('.');
+    if (!registry.find((e) => e.id === eid)?.params?.[k]) throw new UsageError(`--param ${key}: experiment '${eid}' has no setting '${k}' (see --list)`);
+  }
+  // Without --only: every experiment except those that run only when named (runByDefault: false).
+  const selected = registry.filter((e) => (opts.only ? opts.only.includes(e.id) : opts.all || e.runByDefault !== false));
 
   const started = new Date();
   const t0 = process.hrtime.bigint();

@@ -1,46 +1,34 @@
 /**
- * The experiments of `spindle bench`, in the order they run and are reported. Each entry is an
- * experiment module (id, title, notes, run(ctx) -> rows, goals(rows)) plus what the harness needs
- * to know about it:
+ * Every experiment of `spindle bench`, in the order they run and are reported: the one entry to
+ * all of spindle's benchmarks (there is no other runner). Each is an experiment module living in
+ * the benchmark folder of what it measures:
  *
+ *   id, title, notes, run(ctx) -> rows, goals(rows)      what it measures and how it is judged
  *   needs        what must be prepared before it runs: 'programs' (bench/programs built for wasm
  *                and native, and the spindle CLI), 'peers' (the @emnapi/wasi-threads stack),
  *                'wasmtime' (wasmtime 46 located or installed; reported unavailable otherwise)
  *   charts       chart declarations (see charts.mjs)
- *   unavailable  (ctx) -> reason | undefined: the experiment cannot run here (not built yet)
- *
- * bench/runtime's experiments are imported as they are. The malloc and fs entries look for the
- * experiment modules of their own benchmark folders first (bench/alloc/experiment.mjs,
- * bench/fs/experiment.mjs): the hooks by which those benchmarks plug in without touching the harness.
+ *   params       its settings (--param ID.KEY=VALUE): key -> one-line description
+ *   unavailable  (ctx) -> reason | undefined: it cannot run here (a tool missing); listed as such
+ *   default      false: run only when named with --only (slow, or needs a browser)
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import * as math from '../math/experiment.mjs';
+import * as malloc from '../alloc/experiment.mjs';
+import * as fs from '../fs/experiment.mjs';
+import * as fsNative from '../fs-native/experiment.mjs';
 import * as spawnLatency from '../runtime/experiments/spawn-latency.mjs';
 import * as firstOutput from '../runtime/experiments/first-output.mjs';
 import * as optimizingTier from '../runtime/experiments/optimizing-tier.mjs';
-import * as math from '../math/experiment.mjs';
-import * as mallocAdapter from './experiments/malloc.mjs';
-import * as fsPlaceholder from './experiments/fs.mjs';
+import * as browser from '../browser/experiment.mjs';
+import * as browserOpfs from '../browser/opfs.mjs';
 
 const RUNTIME_NEEDS = ['programs', 'peers'];
 
-async function hook(repo, relPath, fallback, defaults) {
-  const file = join(repo, relPath);
-  if (!existsSync(file)) return fallback;
-  const mod = await import(pathToFileURL(file).href);
-  return { needs: ['programs', 'peers', 'wasmtime'], ...defaults, ...mod, source: relPath };
-}
-
-export async function loadRegistry(repo) {
+export async function loadRegistry() {
   return [
     { ...math, source: 'bench/math/experiment.mjs' },
-    await hook(repo, 'bench/alloc/experiment.mjs', { ...mallocAdapter, source: 'bench/harness/experiments/malloc.mjs' }, {
-      charts: mallocAdapter.charts,
-    }),
-    await hook(repo, 'bench/fs/experiment.mjs', { ...fsPlaceholder, source: 'bench/harness/experiments/fs.mjs' }, {
-      charts: [{ file: 'fs.svg', kind: 'bars', title: 'Filesystem: main thread vs worker', metric: 'ns_per_op' }],
-    }),
+    { ...malloc, source: 'bench/alloc/experiment.mjs' },
+    { ...fs, source: 'bench/fs/experiment.mjs' },
     {
       ...spawnLatency, needs: RUNTIME_NEEDS, source: 'bench/runtime/experiments/spawn-latency.mjs',
       charts: [{ file: 'spawn-latency-p50.svg', kind: 'bars', title: 'Thread spawn latency, warm pool (p50)', metric: 'p50', xLabel: 'threads spawned per round', log: true }],
@@ -53,5 +41,8 @@ export async function loadRegistry(repo) {
       ...optimizingTier, needs: RUNTIME_NEEDS, source: 'bench/runtime/experiments/optimizing-tier.mjs',
       charts: [{ file: 'optimizing-tier.svg', kind: 'lines', title: 'Optimizing tier up front: math compute time', metric: 'compute' }],
     },
+    { ...fsNative, source: 'bench/fs-native/experiment.mjs' },
+    { ...browser, source: 'bench/browser/experiment.mjs' },
+    { ...browserOpfs, source: 'bench/browser/opfs.mjs' },
   ];
 }

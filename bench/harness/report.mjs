@@ -6,13 +6,23 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { toCsv as runtimeCsv } from '../runtime/lib/report.mjs';
 import { writeCharts } from './charts.mjs';
 import { failures, status } from './rows.mjs';
 
-/** bench/runtime's CSV (same columns), with run counts written as integers. */
+const CSV_COLUMNS = ['experiment', 'variant', 'config', 'metric', 'unit', 'runs', 'min', 'median',
+  'baseline', 'ratio_min', 'ratio_median', 'ok', 'error', 'samples', 'note'];
+
+function csvCell(v) {
+  if (Array.isArray(v)) v = v.map(num).join(';');
+  else if (typeof v === 'number') v = num(v);
+  const s = String(v ?? '');
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** One CSV row per configuration x metric (run counts written as integers). */
 export function toCsv(rows) {
-  return runtimeCsv(rows.map((r) => ({ ...r, runs: String(r.runs) })));
+  const cells = (r) => CSV_COLUMNS.map((c) => (c === 'runs' ? String(r.runs) : csvCell(r[c]))).join(',');
+  return [CSV_COLUMNS.join(','), ...rows.map(cells)].join('\n') + '\n';
 }
 
 export function num(x) {

@@ -1,5 +1,5 @@
 /**
- * The result rows every experiment returns (the shape of bench/runtime/lib/measure.mjs: one row
+ * The result rows every experiment returns (the shape of bench/harness/lib/measure.mjs: one row
  * per experiment x variant x configuration x metric, with min/median over runs, the baseline's
  * name and the ratios against it), and the harness's rules about them:
  *

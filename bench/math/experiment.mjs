@@ -1,5 +1,5 @@
 /**
- * The pure-math experiment (issue 7; the reference article's first chart): the same compute-bound
+ * The pure-math experiment (the reference article's first chart): the same compute-bound
  * guest (bench/programs/math.c: one long loop per thread, total work fixed, integer hashing and
  * double arithmetic) on T threads, T = 1 .. 2 x cores, on every host in the same session:
  *
@@ -14,8 +14,8 @@
  * compute = the guest's CLOCK_MONOTONIC time around pthread_create .. pthread_join; exit = the
  * parent's wall time for the whole process (start-up and compilation included).
  */
-import { describeFailure, runCommand } from '../runtime/lib/proc.mjs';
-import { measure, parseLine, withRatios } from '../runtime/lib/measure.mjs';
+import { describeFailure, runCommand } from '../harness/lib/proc.mjs';
+import { measure, parseLine, withRatios } from '../harness/lib/measure.mjs';
 import { expectChecksum, unavailableRows } from '../harness/rows.mjs';
 
 export const id = 'math';

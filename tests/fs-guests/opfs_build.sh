@@ -27,5 +27,5 @@ tools/wasi-cc "${flags[@]}" "$here/opfs_guest.c" "$prefix/lib/libspindle-fs-opfs
 tools/wasi-cc "${flags[@]}" "$here/opfs_guest.c" "$prefix/lib/libspindle-fs.a" -o "$out/opfs_guest_mem.wasm"
 tools/wasi-cc "${flags[@]}" "$here/opfs_guest.c" -o "$out/opfs_guest_rt.wasm"
 echo "$out"
-# The reference fs workload (bench/fs/workload.c) with OPFS mounts, for bench/browser/opfs.mjs.
+# The reference fs workload (bench/fs/workload.c) with OPFS mounts, for the browser-opfs bench experiment (bench/browser/opfs.mjs).
 tools/wasi-cc -Wall "$repo/bench/fs/workload.c" "$prefix/lib/libspindle-fs-opfs.a" -o "$out/opfs_workload.wasm"

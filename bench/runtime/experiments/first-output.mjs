@@ -1,11 +1,11 @@
 /**
- * Experiment 2: time to first output of a hello-world C program (issue 2, Acceptance): wall time
+ * Experiment 2: time to first output of a hello-world C program: wall time
  * from spawning `node` to the first stdout byte, measured by the parent with process.hrtime; also
  * the wall time to exit. The same hello.wasm (wasm32-wasip1-threads, imported shared memory,
  * never spawns) runs on every configuration: node:wasi accepts it once the host provides the
  * imported memory, so no separate wasm32-wasip1 build is needed.
  */
-import { measure } from '../lib/measure.mjs';
+import { measure } from '../../harness/lib/measure.mjs';
 
 export const id = 'first-output';
 export const title = 'Time to first output (hello world)';

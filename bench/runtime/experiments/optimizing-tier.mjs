@@ -1,5 +1,5 @@
 /**
- * Experiment 3: the optimizing tier up front (issue 2, item 7). A pure-math guest
+ * Experiment 3: the optimizing tier up front. A pure-math guest
  * (bench/programs/math.c: one long loop per thread, entered once, total work fixed) on T = 1, 2
  * threads: spindle default (the runtime sets V8's --no-liftoff) vs spindle --no-optimize (V8's
  * default tiering: Liftoff first, and no on-stack replacement for wasm, so a loop entered once
@@ -8,15 +8,15 @@
  * compute = the guest's own CLOCK_MONOTONIC time around create..join; exit = the parent's wall
  * time for the whole process (start-up and compilation included).
  */
-import { runCommand, describeFailure } from '../lib/proc.mjs';
-import { measure, parseLine } from '../lib/measure.mjs';
+import { runCommand, describeFailure } from '../../harness/lib/proc.mjs';
+import { measure, parseLine } from '../../harness/lib/measure.mjs';
 
 export const id = 'optimizing-tier';
 export const title = 'Optimizing compilation (pure math, T threads)';
 
 /** What the summary must say about how this was measured. */
 export const notes = [
-  'Reference from issue 2 (Node 20): pure-math thread loop 580 ms by default vs 337 ms with --no-liftoff, native 438 ms.',
+  'Reference measured when the runtime was first built (Node 20): pure-math thread loop 580 ms by default vs 337 ms with --no-liftoff, native 438 ms.',
   'The checksum depends on T (the floating-point sum is split per thread), so each run is checked against native with the same T.',
   '`exit` includes node start-up, compilation, worker start-up and teardown: the optimizing tier trades start-up for loop speed.',
 ];

@@ -1,5 +1,5 @@
 /**
- * Experiment 1: thread spawn latency with a warm pool, p50/p99 (issue 2, Acceptance).
+ * Experiment 1: thread spawn latency with a warm pool, p50/p99.
  *
  * The guest (bench/programs/spawn_latency.c) reads CLOCK_MONOTONIC just before pthread_create and
  * as the first instruction of the new thread, for N sequential rounds of create+join of K threads
@@ -16,7 +16,7 @@
  * monotonic clock is performance.now() in whole milliseconds with a per-worker origin, unusable
  * for a cross-thread measurement.
  */
-import { measure, parseLine } from '../lib/measure.mjs';
+import { measure, parseLine } from '../../harness/lib/measure.mjs';
 
 export const id = 'spawn-latency';
 export const title = 'Thread spawn latency with a warm pool';

@@ -22,7 +22,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { WASIThreads } from '@emnapi/wasi-threads';
-import { createImportedMemory } from '../lib/memory-import.mjs';
+import { createImportedMemory } from './memory-import.mjs';
 import { wasiImports } from './wasi-imports.mjs';
 
 const argv = process.argv.slice(2);

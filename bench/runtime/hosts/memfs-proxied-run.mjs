@@ -36,7 +36,7 @@ import { Worker } from 'node:worker_threads';
 import { WASIThreads } from '@emnapi/wasi-threads';
 import { WASI, createOnMessage } from '@napi-rs/wasm-runtime';
 import { memfs } from '@napi-rs/wasm-runtime/fs';
-import { createImportedMemory } from '../lib/memory-import.mjs';
+import { createImportedMemory } from './memory-import.mjs';
 
 const argv = process.argv.slice(2);
 let where = 'main', pool = 1;

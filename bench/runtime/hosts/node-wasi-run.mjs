@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { WASI } from 'node:wasi';
-import { createImportedMemory } from '../lib/memory-import.mjs';
+import { createImportedMemory } from './memory-import.mjs';
 
 const [file, ...args] = process.argv.slice(2);
 const bytes = readFileSync(file);

@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { ConsoleStdout, File, OpenFile, PreopenDirectory, WASI } from '@bjorn3/browser_wasi_shim';
-import { createImportedMemory } from '../lib/memory-import.mjs';
+import { createImportedMemory } from './memory-import.mjs';
 
 const [file, ...args] = process.argv.slice(2);
 if (!file) { console.error('usage: wasi-shim-run.mjs PROGRAM.wasm [ARGS...]'); process.exit(2); }

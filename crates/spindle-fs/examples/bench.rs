@@ -3,7 +3,8 @@
 //! Per round, over 64 files: create+write 1 KiB+close, open+read+close, stat (7 calls per file).
 //! Each configuration runs RUNS times; min and median round times are reported, with ratios
 //! against std::fs measured in the same run, and T = 1, 2 threads each on its own files (own
-//! subdirectory) for throughput scaling. Results: stdout, and CSV + JSON in bench/fs-native/.
+//! subdirectory) for throughput scaling. Results: stdout, and CSV + JSON in `$SPINDLE_BENCH_OUT` when
+//! set (`spindle bench --only fs-native` runs it: bench/fs-native/experiment.mjs).
 //!
 //! `cargo run --release -p spindle-fs --example bench [-- ROUNDS RUNS]`
 
@@ -230,7 +231,10 @@ fn main() {
         .and_then(|l| l.split(' ').next().map(str::to_string))
         .unwrap_or("null".into());
     println!("load average (1 min) during the run: {load}");
-    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bench/fs-native");
+    let Some(out) = std::env::var_os("SPINDLE_BENCH_OUT").map(std::path::PathBuf::from) else {
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    };
     std::fs::create_dir_all(&out).unwrap();
     let mut csv = String::from(
         "target,threads,round_min_ns,round_median_ns,ns_per_call,rounds_per_s,cpu_ns_per_round_per_thread\n",

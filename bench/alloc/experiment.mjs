@@ -1,13 +1,12 @@
 /**
- * The malloc experiment (issue 3), adapted from bench/alloc without changing it: its build script
- * (bench/alloc/build.sh -> build/bench/alloc/*.wasm, c_native) and its programs' result line
- * (`RESULT workload=.. threads=.. ops=.. ms=.. mem_kb=..`) are the interface. The harness runs
- * the configurations itself, interleaved, in the same session as everything else, so the ratios
- * against wasi-libc's dlmalloc are fair. (bench/alloc/run.mjs remains the allocator's own, more
- * complete benchmark: cross-thread free, larson, code size.)
+ * The malloc experiment of `spindle bench` (the allocator's whole benchmark: the reference
+ * article's second chart and the workloads of bench/alloc/BENCHMARKS.md). bench/alloc/build.sh
+ * builds the configurations (build/bench/alloc/*.wasm, c_native); each program prints
+ * `RESULT workload=.. threads=.. ops=.. ms=.. mem_kb=.. checksum=..`.
  *
- * HOOK: when bench/alloc/experiment.mjs exists (an experiment module with id, title, notes,
- * run(ctx), goals(rows), like bench/runtime's), the registry uses it instead of this adapter.
+ * Settings (--param malloc.KEY=VALUE): workloads (ring, xfree, larson, article; default ring and
+ * article, ring alone with --quick), scale (multiplies every workload's pairs), pool (prewarmed:
+ * one worker per program thread, 2T for larson; default: the runtime's default pool).
  *
  * A run counts when it exits 0, its result line names the workload, thread count and number of
  * operations that were asked for, and its checksum (every block's first and last bytes, read
@@ -17,10 +16,10 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { measure, parseLine, withRatios } from '../../runtime/lib/measure.mjs';
-import { describeFailure, runCommand } from '../../runtime/lib/proc.mjs';
-import { expectChecksum, unavailableRows } from '../rows.mjs';
-import { wasmtimeCommand } from '../../math/experiment.mjs';
+import { measure, parseLine, withRatios } from '../harness/lib/measure.mjs';
+import { describeFailure, runCommand } from '../harness/lib/proc.mjs';
+import { expectChecksum, unavailableRows } from '../harness/rows.mjs';
+import { wasmtimeCommand } from '../math/experiment.mjs';
 
 export const id = 'malloc';
 export const title = 'malloc: time vs threads (wasi-libc dlmalloc vs spindle-alloc vs mimalloc, and native)';
@@ -33,12 +32,44 @@ export const notes = [
   'Every wasm configuration (C and Rust) runs on the spindle CLI (optimizing tier up front, --threads T: one prewarmed worker per program thread) and on wasmtime 46.',
   'ms is measured inside the program around the workload; mem_kb is the linear memory at the end on wasm (it only grows) and peak RSS natively.',
   'Verification: exit 0, a result line naming the requested workload, threads and operation count, and a checksum of the bytes the program read back from its blocks equal to the native C run\'s for the same workload and T (else the configuration fails).',
-  'bench/alloc/run.mjs is the allocator\'s complete benchmark (cross-thread free, larson, code size); this is the part the harness compares across hosts.',
+  'Workloads (b) xfree (one thread allocates, another frees: T=2 only) and (c) larson (chains of threads that hand their blocks on) run with --param malloc.workloads=ring,xfree,larson,article.',
+  'Code size: the stripped hello-world programs of bench/alloc/build.sh, C and Rust, with each allocator (bytes).',
 ];
+
+export const params = {
+  workloads: 'comma-separated, of ring, xfree, larson, article (default ring,article; ring with --quick)',
+  scale: 'multiplies every workload\'s number of malloc/free pairs (default 1: 2M each, 500k with --quick)',
+  pool: 'prewarmed (default: --threads T, 2T for larson) or default (the runtime\'s default pool, one worker per core)',
+};
+
+/** Pairs per run at scale 1, and the thread counts a workload runs at (null: --threads / 1,2,4). */
+const WORKLOADS = {
+  ring: { total: 2_000_000, threads: null },
+  xfree: { total: 2_000_000, threads: [2] },
+  larson: { total: 2_000_000, threads: null },
+  article: { total: 2_000_000, threads: null },
+};
+
+/** The workloads and totals of this session, from the settings; throws on a bad setting. */
+export function workloadsOf(ctx) {
+  const p = ctx.params ?? {};
+  const names = (p['malloc.workloads'] ?? (ctx.quick ? 'ring' : 'ring,article')).split(',').filter(Boolean);
+  for (const n of names) if (!WORKLOADS[n]) throw new Error(`malloc.workloads: unknown workload '${n}' (ring, xfree, larson, article)`);
+  const scale = Number(p['malloc.scale'] ?? 1);
+  if (!(scale > 0)) throw new Error(`malloc.scale must be a number > 0, got '${p['malloc.scale']}'`);
+  const pool = p['malloc.pool'] ?? 'prewarmed';
+  if (pool !== 'prewarmed' && pool !== 'default') throw new Error(`malloc.pool is prewarmed or default, got '${pool}'`);
+  const base = ctx.quick && !p['malloc.scale'] ? 0.25 : 1;
+  return { pool, workloads: names.map((name) => ({ name, total: Math.max(1000, Math.round(WORKLOADS[name].total * base * scale)), threads: WORKLOADS[name].threads })) };
+}
 
 export const charts = [
   { file: 'malloc-ring.svg', kind: 'lines', title: 'malloc, workload (a) ring: time vs threads', metric: 'ms', yLabel: 'workload time (ms)', log: true, filter: (r) => r.variant.startsWith('ring') },
   { file: 'malloc-article.svg', kind: 'lines', title: 'malloc, workload (d) article: time vs threads', metric: 'ms', yLabel: 'workload time (ms)', log: true, filter: (r) => r.variant.startsWith('article') },
+  { file: 'malloc-larson.svg', kind: 'lines', title: 'malloc, workload (c) larson: time vs threads', metric: 'ms', yLabel: 'workload time (ms)', log: true, filter: (r) => r.variant.startsWith('larson') },
+  { file: 'malloc-xfree.svg', kind: 'bars', title: 'malloc, workload (b) xfree: one thread allocates, another frees', metric: 'ms', filter: (r) => r.variant.startsWith('xfree') },
+  { file: 'malloc-memory.svg', kind: 'lines', title: 'malloc, workload (a) ring: peak memory vs threads', metric: 'mem_kb', yLabel: 'KiB', filter: (r) => r.variant.startsWith('ring') },
+  { file: 'malloc-code-size.svg', kind: 'bars', title: 'Code size of hello world per allocator', metric: 'bytes', filter: (r) => r.variant.startsWith('code size') },
 ];
 
 const METRICS = [{ key: 'ms', unit: 'ms' }, { key: 'mem_kb', unit: 'KiB' }];
@@ -60,7 +91,7 @@ export function mallocCheck(workload, threads, total, expected, reference) {
 
 /** Why the experiment cannot run, or undefined. */
 export function unavailable(ctx) {
-  if (!existsSync(join(ctx.repo, 'bench', 'alloc', 'build.sh'))) return 'not available yet (issue 3): bench/alloc/build.sh does not exist';
+  if (!existsSync(join(ctx.repo, 'bench', 'alloc', 'build.sh'))) return 'bench/alloc/build.sh does not exist';
   return undefined;
 }
 
@@ -100,7 +131,9 @@ export async function run(ctx) {
   // One prewarmed worker per program thread (`--threads T`), as the emnapi peer gets a warm pool
   // of T: with the default (one per core) the 3rd and 4th workers boot inside the timed region
   // (c-spindle ring T=4: median 795 ms default vs 452 ms with --threads 4, T=2 401 ms).
-  const spindle = (wasm) => (args) => ctx.commands.spindle(join(out, wasm), args, ['--threads', args[1]]);
+  const { pool, workloads } = workloadsOf(ctx);
+  const poolFlags = (args) => (pool === 'default' ? [] : ['--threads', String(args[0] === 'larson' ? 2 * Number(args[1]) : Number(args[1]))]);
+  const spindle = (wasm) => (args) => ctx.commands.spindle(join(out, wasm), args, poolFlags(args));
   const configs = [
     { config: 'c-dlmalloc', file: 'c_dlmalloc.wasm', cmd: spindle('c_dlmalloc.wasm'), note: 'C, wasi-libc dlmalloc, spindle CLI (the baseline)' },
     { config: 'c-spindle', file: 'c_spindle.wasm', cmd: spindle('c_spindle.wasm'), note: 'C, spindle-alloc C archive, spindle CLI' },
@@ -116,14 +149,11 @@ export async function run(ctx) {
     { config: 'native-mimalloc', file: 'c_native', cmd: (args) => ['env', [`LD_PRELOAD=${mimallocSo}`, join(out, 'c_native'), ...args]],
       missing: mimallocSo ? undefined : 'libmimalloc.so not installed (apt-get install libmimalloc2.0)', note: 'C natively, mimalloc through LD_PRELOAD' },
   ];
-  // Issue 3 measures T = 1, 2, 4; an explicit --threads list replaces that.
+  // T = 1, 2, 4 by default; an explicit --threads list replaces that (xfree runs at T=2 only).
   const threads = ctx.threadsExplicit ? ctx.threads : [1, 2, 4];
-  const workloads = ctx.quick
-    ? [{ name: 'ring', total: 500_000 }]
-    : [{ name: 'ring', total: 2_000_000 }, { name: 'article', total: 2_000_000 }];
   const rows = [];
   for (const w of workloads) {
-    for (const t of threads) {
+    for (const t of w.threads ?? threads) {
       const args = [w.name, String(t), String(w.total)];
       const spec = { experiment: id, variant: `${w.name} T=${t}`, baseline: 'c-dlmalloc', metrics: METRICS };
       // The native C program's checksum is the reference every configuration must reproduce.
@@ -151,7 +181,24 @@ export async function run(ctx) {
       for (const c of missing) rows.push(...unavailableRows({ ...spec, config: c.config, reason: c.why, note: c.note }));
     }
   }
+  rows.push(...codeSizeRows(out));
   return withRatios(rows);
+}
+
+/** The stripped hello-world programs' sizes: what each allocator adds to a program (bytes). */
+function codeSizeRows(out) {
+  const sizes = [['c', 'hello_c_dlmalloc', 'hello_c_spindle'], ['rust', 'hello_rust_default', 'hello_rust_spindle']];
+  const rows = [];
+  for (const [lang, base, ...others] of sizes) {
+    for (const f of [base, ...others]) {
+      const path = join(out, `${f}.wasm`);
+      if (!existsSync(path)) continue;
+      const bytes = statSync(path).size;
+      rows.push({ experiment: id, variant: `code size ${lang}`, config: f, metric: 'bytes', unit: 'B', runs: 1, min: bytes, median: bytes,
+        baseline: base, ratio_min: NaN, ratio_median: NaN, ok: true, note: 'stripped hello world (bench/alloc/build.sh)', samples: [bytes] });
+    }
+  }
+  return rows;
 }
 
 /** Issue 3's scaling goals where this run measures them (ring workload). */
@@ -164,7 +211,7 @@ export function goals(rows) {
   const s2 = ms('c-spindle', 2);
   if (s1?.ok && s2?.ok) out.push(`malloc ring T=2 vs T=1 throughput, c-spindle: ${(s1.median / s2.median).toFixed(2)}x (goal >= 1.7x: ${s1.median / s2.median >= 1.7 ? 'MET' : 'NOT MET'})`);
   const d2 = ms('c-dlmalloc', 2);
-  if (d1?.ok && d2?.ok) out.push(`malloc ring T=2 vs T=1 throughput, c-dlmalloc: ${(d1.median / d2.median).toFixed(2)}x (issue 3: below 1.0x expected)`);
+  if (d1?.ok && d2?.ok) out.push(`malloc ring T=2 vs T=1 throughput, c-dlmalloc: ${(d1.median / d2.median).toFixed(2)}x (a global lock: below 1.0x expected)`);
   const s4 = ms('c-spindle', 4);
   if (s2?.ok && s4?.ok) out.push(`malloc ring T=4 vs T=2 time, c-spindle: ${(s4.median / s2.median).toFixed(2)}x (goal <= 1.15x: ${s4.median / s2.median <= 1.15 ? 'MET' : 'NOT MET'})`);
   return out;
