@@ -50,3 +50,17 @@ describe('spindle-alloc on wasm (Rust #[global_allocator])', () => {
     assert.equal(r.status, 0);
   });
 });
+
+describe('the code-size programs run too (tests/alloc/build.sh builds them stripped)', () => {
+  // hello.c with wasi-libc's dlmalloc and with the spindle-alloc archive; hello_rust(_default).rs
+  // with spindle-alloc as #[global_allocator] and with Rust's default allocator.
+  for (const [name, args, out] of [
+    ['hello_c_dlmalloc', ['x'], 'hello 2\n'], ['hello_c_spindle', ['x'], 'hello 2\n'],
+    ['hello_rust', ['x', 'y'], 'hello 3\n'], ['hello_rust_default', [], 'hello 1\n'],
+  ]) {
+    test(`${name} prints ${JSON.stringify(out)}`, () => {
+      const r = runAlloc(name, args);
+      assert.deepEqual({ status: r.status, stdout: r.stdout, stderr: r.stderr }, { status: 0, stdout: out, stderr: '' });
+    });
+  }
+});

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { assertOneLineError, expectGuestOk, fsGuest, fsGuestsBuild, repoRoot, wasmtimeBin, withTempDir, runCli, runCliAsync, runGuest } from './helpers.mjs';
+import { assertOneLineError, expectGuestOk, fsGuest, fsGuestsBuild, repoRoot, wasmtimeBin, withTempDir, runCli, runCliAsync, runGuest, needs } from './helpers.mjs';
 
 const built = fsGuestsBuild;
 const wasmtime = wasmtimeBin;
@@ -122,7 +122,7 @@ describe('bad input on host directories', () => {
 });
 
 describe('differential: the probe guest on spindle and on wasmtime 46, same host directory layout', {
-  skip: existsSync(wasmtime) ? false : `${wasmtime} is not installed (bash bench/harness/setup.sh)`,
+  skip: needs(wasmtime, 'bash bench/harness/setup.sh (installs wasmtime 46)'),
 }, () => {
   // Deliberate differences, each with its reason:
   //   fd_allocate: wasmtime 46 answers ENOTSUP (so posix_fallocate fails there); spindle grows the file.

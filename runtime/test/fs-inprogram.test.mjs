@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { checkCommand, checkFsImports, FS_CALLS } from '../dist/check.js';
-import { cliPath, expectGuestOk, fsGuest, fsGuestsBuild, repoRoot, runtimeDir } from './helpers.mjs';
+import { cliPath, expectGuestOk, fsGuest, fsGuestsBuild, repoRoot, runtimeDir, needs } from './helpers.mjs';
 
 const built = fsGuestsBuild;
 const src = join(repoRoot, 'tests', 'fs-guests', 'c');
@@ -206,7 +206,7 @@ describe('(ii) in-program FS on node:wasi (single-threaded programs)', () => {
 // venv's script is the slower Python wrapper of the same).
 const wasmtime = [join(repoRoot, 'build', 'bench', 'bin', 'wasmtime'), join(repoRoot, 'build', 'bench', 'venv', 'bin', 'wasmtime')]
   .find((p) => existsSync(p)) ?? join(repoRoot, 'build', 'bench', 'bin', 'wasmtime');
-describe('in-program FS on wasmtime 46 (portability; threads included)', { skip: existsSync(wasmtime) ? false : `${wasmtime} is not installed (bash bench/harness/setup.sh)` }, () => {
+describe('in-program FS on wasmtime 46 (portability; threads included)', { skip: needs(wasmtime, 'bash bench/harness/setup.sh (installs wasmtime 46)') }, () => {
   const onWasmtime = (name, { env = [], dirs = [], args = [], program = name } = {}) => spawnSync(wasmtime,
     ['run', '-W', 'threads=y,shared-memory=y', '-S', 'threads=y', ...env.flatMap((e) => ['--env', e]),
       ...dirs.flatMap((d) => ['--dir', d]), wasm(program), ...args],

@@ -15,6 +15,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { MemFs as MemFsModule } from '../dist/fs/memfs.js';
 import { nodePlatform } from '../dist/platform/node/index.js';
+import { needs } from './helpers.mjs';
 import { wasiPreview1 } from '../dist/wasi/preview1.js';
 import { LocalFdTable } from '../dist/wasi/fd-table.js';
 import { stdioDescriptors } from '../dist/wasi/stdio.js';
@@ -347,7 +348,7 @@ async function runGuest(wasmPath, root) {
 const probe = join(repo, 'build', 'tests', 'fs', 'probe_rt.wasm');
 const wasmtime = join(repo, 'build', 'bench', 'bin', 'wasmtime');
 test('differential: the probe guest on a memory mount and on wasmtime 46 --dir answer the same', {
-  skip: !existsSync(probe) ? `${probe} is missing (bash tests/fs-guests/build.sh)` : !existsSync(wasmtime) ? `${wasmtime} is missing (bash bench/harness/setup.sh)` : false,
+  skip: needs(probe, 'bash tests/fs-guests/build.sh') || needs(wasmtime, 'bash bench/harness/setup.sh (installs wasmtime 46)'),
 }, async () => {
   const links = [['hostabs', '/etc/passwd'], ['hostup', '../../../../../../etc/passwd']];
   const fs = await MemFs.create({ mounts: ['/d'] });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { SharedFdTable, HOST_DIR, STDIN, STDOUT, FREE, KIND } from '../dist/fs/shared-fd-table.js';
-import { assertOneLineError, expectGuestOk, fsGuest, fsGuestsBuild, repoRoot, wasmtimeBin, withTempDir, runCliAsync, runGuest } from './helpers.mjs';
+import { assertOneLineError, expectGuestOk, fsGuest, fsGuestsBuild, repoRoot, wasmtimeBin, withTempDir, runCliAsync, runGuest, needs } from './helpers.mjs';
 
 const built = fsGuestsBuild;
 const wasmtime = wasmtimeBin;
@@ -48,7 +48,7 @@ describe('(iii) unmodified fs guests on a memory mount (--mount /tmp=memory)', (
 });
 
 describe('differential: the probe guest on a memory mount and on wasmtime 46 (--dir of an empty host directory)', {
-  skip: existsSync(wasmtime) ? false : `${wasmtime} is not installed (bash bench/harness/setup.sh)`,
+  skip: needs(wasmtime, 'bash bench/harness/setup.sh (installs wasmtime 46)'),
 }, () => {
   // Deliberate differences: fd_allocate (wasmtime 46: ENOTSUP; spindle grows the file), and the
   // st_size of a directory, which is the filesystem's own (4096 on ext4, the entry count here).

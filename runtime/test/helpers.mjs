@@ -22,6 +22,20 @@ export const cliPath = join(runtimeDir, 'dist', 'cli.js');
 export const fsGuestsBuild = join(repoRoot, 'build', 'tests', 'fs');
 export const wasmtimeBin = join(repoRoot, 'build', 'bench', 'bin', 'wasmtime');
 
+/**
+ * The `skip` option of a suite that needs a tool or a built file at `path`: false when it exists.
+ * When it is missing: under the test command (tools/test.sh sets SPINDLE_TEST_ALL=1, and installs
+ * and builds everything first) the suite FAILS at load with `install`, the command that provides
+ * it; run alone (`npm test`), the suite is skipped with that reason, which node:test lists as a
+ * SKIP and tools/test.sh's summary would print. Never a silent skip.
+ */
+export function needs(path, install) {
+  if (existsSync(path)) return false;
+  const why = `${path} is missing: ${install}`;
+  if (process.env.SPINDLE_TEST_ALL === '1') throw new Error(`${why} (the test command provides it: a missing tool is a failure here)`);
+  return why;
+}
+
 /** Path of fs guest `name`; fails with the build command when it is missing. */
 export function fsGuest(name) {
   const p = join(fsGuestsBuild, `${name}.wasm`);
