@@ -2,29 +2,44 @@
 //! natively. `no_std`, in the mimalloc/snmalloc family, adapted to wasm32's facts: memory comes in
 //! 64 KiB pages from `memory.grow`, only grows, starts zeroed, and pointers are 32 bits.
 //!
-//! Layers, each depending only on those below it:
+//! Layers, top to bottom; each module depends only on those below it (`tests/layering.rs` checks
+//! every `crate::` path against this list):
 //! ```text
-//!   lib.rs      public API: alloc/free/realloc/usable_size, GlobalAlloc, stats
-//!   heap.rs     per-thread heaps: size-class slab lists, fast paths, thread exit/adoption
-//!   span.rs     span records; slab block lists (local free list + lock-free thread_free list)
-//!   pool.rs     global free spans (coalescing), region growth, metadata, heap registry (locked)
-//!   chunk_map.rs  chunk -> span map (how free() finds a block's slab without a header)
-//!   size_class.rs classes (<= 1/9 rounding waste above 128 B) and slab sizes
+//!   lib.rs        public API: alloc/free/realloc/usable_size, GlobalAlloc, stats
+//!   alloc.rs      block allocation: the inlined fast path, one slow path
+//!   large.rs      large spans: alloc, free, resize in place
+//!   lifecycle.rs  a heap's life with its thread: claim at first use, flush, abandon at exit
+//!   free.rs       free paths: local, cross-thread (lock-free), delayed (full slabs coming back)
+//!   slab.rs       finding and making slabs for a class; spare slabs
 //!   thread_map.rs thread id -> heap
-//!   platform/   memory.grow or mmap, thread id + thread-exit hook, abort
+//!   registry.rs   every heap, abandoned heaps, lookup by owner (its own lock)
+//!   heap.rs       the heap record: per-class slab lists, statistics counters
+//!   pool.rs       global free spans (coalescing), region growth, metadata (the pool lock)
+//!   chunk_map.rs  chunk -> span map (how free() finds a block's slab without a header)
+//!   span.rs       span records; slab block lists (local free list + lock-free thread_free list)
+//!   size_class.rs classes (<= 1/9 rounding waste above 128 B) and slab sizes
+//!   lock.rs       the spin lock of the global slow paths
+//!   platform/     memory.grow or mmap, thread id + thread-exit hook, abort
 //! ```
+//! `validate.rs` (the consistency checker) and `tests.rs` are test-only and may read everything.
 //! Rust programs use [`SpindleAlloc`] as `#[global_allocator]`; C programs link the
 //! `spindle-alloc-c` archive, which exports malloc & co. on top of the functions here.
 
 #![no_std]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+mod alloc;
 mod chunk_map;
+mod free;
 mod heap;
+mod large;
+mod lifecycle;
 mod lock;
 mod platform;
 mod pool;
+mod registry;
 mod size_class;
+mod slab;
 mod span;
 mod thread_map;
 #[cfg(any(test, feature = "validate"))]
@@ -54,7 +69,7 @@ pub const MIN_ALIGNMENT: usize = MIN_ALIGN;
 pub unsafe fn alloc(size: usize, align: usize) -> *mut u8 {
     if align <= MIN_ALIGN && size <= SLAB_MAX {
         // SAFETY: class_of(size) < NUM_CLASSES for size <= SLAB_MAX.
-        unsafe { heap::alloc_class(class_of(size)) }
+        unsafe { alloc::alloc_class(class_of(size)) }
     } else {
         // SAFETY: forwarded.
         unsafe { alloc_other(size, align, false) }
@@ -70,7 +85,7 @@ pub unsafe fn alloc_zeroed(size: usize, align: usize) -> *mut u8 {
     if align <= MIN_ALIGN && size <= SLAB_MAX {
         // SAFETY: as in `alloc`; the block holds at least `size` bytes.
         unsafe {
-            let p = heap::alloc_class(class_of(size));
+            let p = alloc::alloc_class(class_of(size));
             if !p.is_null() {
                 core::ptr::write_bytes(p, 0, size);
             }
@@ -92,7 +107,7 @@ unsafe fn alloc_other(size: usize, align: usize, zero: bool) -> *mut u8 {
         if let Some(c) = size_class::aligned_class(size, align) {
             // SAFETY: c < NUM_CLASSES; the block holds `size` bytes.
             unsafe {
-                let p = heap::alloc_class(c);
+                let p = alloc::alloc_class(c);
                 if zero && !p.is_null() {
                     core::ptr::write_bytes(p, 0, size);
                 }
@@ -101,7 +116,7 @@ unsafe fn alloc_other(size: usize, align: usize, zero: bool) -> *mut u8 {
         }
     }
     // SAFETY: large path, any size/align.
-    unsafe { heap::alloc_large(size, align, zero) }
+    unsafe { large::alloc(size, align, zero) }
 }
 
 /// Frees `p` (null is ignored). Aborts with a message on a pointer this allocator does not know
@@ -116,14 +131,14 @@ pub unsafe fn free(p: *mut u8) {
     }
     let s = chunk_map::lookup(p as usize);
     if s.is_null() {
-        heap::invalid_free(p);
+        free::invalid_free(p);
     }
     // SAFETY: `s` is the span covering `p`.
     unsafe {
         match (*s).kind {
-            SLAB => heap::free_block(s, p),
-            LARGE => heap::free_large(s, p),
-            _ => heap::invalid_free(p),
+            SLAB => free::free_block(s, p),
+            LARGE => large::free(s, p),
+            _ => free::invalid_free(p),
         }
     }
 }
@@ -164,7 +179,7 @@ pub unsafe fn realloc(p: *mut u8, new_size: usize, align: usize) -> *mut u8 {
     }
     let s = chunk_map::lookup(p as usize);
     if s.is_null() {
-        heap::invalid_free(p);
+        free::invalid_free(p);
     }
     // SAFETY: `s` covers `p`.
     let old = unsafe {
@@ -177,23 +192,12 @@ pub unsafe fn realloc(p: *mut u8, new_size: usize, align: usize) -> *mut u8 {
                 bs
             }
             LARGE => {
-                if (*s).start != p as usize {
-                    heap::invalid_free(p);
+                if large::resize_in_place(s, p, new_size, align) {
+                    return p;
                 }
-                let have = (*s).bytes();
-                if new_size > SLAB_MAX || align > CHUNK {
-                    let need = core::cmp::max(1, new_size.div_ceil(CHUNK));
-                    if need <= (*s).chunks as usize {
-                        pool::POOL.lock().shrink(s, need);
-                        return p;
-                    }
-                    if pool::POOL.lock().extend(s, need) {
-                        return p;
-                    }
-                }
-                have
+                (*s).bytes()
             }
-            _ => heap::invalid_free(p),
+            _ => free::invalid_free(p),
         }
     };
     // SAFETY: move: new allocation, copy, free the old one.
@@ -221,30 +225,24 @@ pub struct Stats {
     pub peak_committed: usize,
 }
 
-/// Current statistics (takes the global lock briefly).
+/// Current statistics (takes the registry's and the pool's locks briefly, one after the other).
 pub fn stats() -> Stats {
+    let blocks = registry::blocks_in_use();
     let pool = pool::POOL.lock();
-    let mut in_use = pool.large_bytes;
-    let mut h = pool.all_heaps;
-    while !h.is_null() {
-        // SAFETY: heaps live forever; the counters are atomics.
-        unsafe {
-            let a = (*h).allocated.read();
-            let f = (*h).freed.read();
-            in_use = in_use.wrapping_add(a.wrapping_sub(f));
-            h = (*h).next_all;
-        }
+    Stats {
+        in_use: blocks.wrapping_add(pool.large_bytes),
+        committed: pool.committed,
+        peak_committed: pool.peak_committed,
     }
-    Stats { in_use, committed: pool.committed, peak_committed: pool.peak_committed }
 }
 
 /// Collects the calling thread's pending remote frees and returns its empty slabs to the shared
 /// pool, where other threads and size classes can reuse them.
 pub fn thread_flush() {
-    let h = heap::current();
+    let h = lifecycle::current();
     if !h.is_null() {
         // SAFETY: the calling thread owns its heap.
-        unsafe { heap::flush(h) };
+        unsafe { lifecycle::flush(h) };
     }
 }
 

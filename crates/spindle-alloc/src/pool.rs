@@ -1,6 +1,6 @@
-//! The span pool: the one global structure. It owns the region's free spans (binned by length,
-//! coalesced with free neighbours), grows the region through the platform layer, hands out span
-//! records and other metadata, and keeps the registry of heaps (all, and abandoned ones).
+//! The span pool: the global store of memory. It owns the region's free spans (binned by length,
+//! coalesced with free neighbours), grows the region through the platform layer, and hands out
+//! span records and other metadata (heap records, chunk-map leaves).
 //!
 //! Every function here runs with `POOL`'s lock held; the lock is taken only on slow paths (a slab
 //! runs dry, a large allocation, a thread starts or exits), never per block.
@@ -12,7 +12,6 @@
 //! - `committed == Σ bytes obtained from the platform`; `large_bytes == Σ bytes of LARGE spans`.
 
 use crate::chunk_map;
-use crate::heap::Heap;
 use crate::lock::SpinLock;
 use crate::platform::{self, CHUNK, CHUNK_SHIFT, GROW_CHUNKS};
 use crate::span::{Span, FREE};
@@ -32,8 +31,6 @@ pub(crate) struct Pool {
     /// Metadata bump area.
     meta: usize,
     meta_end: usize,
-    pub(crate) abandoned: *mut Heap,
-    pub(crate) all_heaps: *mut Heap,
     pub(crate) committed: usize,
     pub(crate) peak_committed: usize,
     pub(crate) large_bytes: usize,
@@ -49,8 +46,6 @@ pub(crate) static POOL: SpinLock<Pool> = SpinLock::new(Pool {
     free_records: null_mut(),
     meta: 0,
     meta_end: 0,
-    abandoned: null_mut(),
-    all_heaps: null_mut(),
     committed: 0,
     peak_committed: 0,
     large_bytes: 0,

@@ -15,7 +15,7 @@
 //!
 //! Thread rules: `free`, `used`, `bump`, list links and `in_full` belong to the owning thread;
 //! any thread pushes onto `thread_free` (lock-free) and, if it clears NOTIFY, onto the heap's
-//! `delayed` stack through `delayed_next`. `kind`, `start`, `chunks`, `class`, `block_size`,
+//! `delayed` stack through `delayed_next` (`free.rs`: that stack belongs to the heap layer). `kind`, `start`, `chunks`, `class`, `block_size`,
 //! `heap` are written before the span's first block is handed out and read-only while it is in use.
 
 use core::ptr::null_mut;
@@ -28,6 +28,10 @@ pub(crate) const LARGE: u8 = 2;
 /// Tag bit in `thread_free`: the owner parked this span in its full list and wants to hear about
 /// the next remote free. Blocks are 16-aligned, so the low bits of a block address are free.
 pub(crate) const NOTIFY: usize = 1;
+
+/// The heap that owns a slab, opaque at this layer (spans sit below heaps): `heap.rs` converts
+/// between `*mut Owner` and `*mut Heap`. Uninhabited, like a C incomplete type.
+pub(crate) enum Owner {}
 
 /// A free block's first word.
 #[repr(C)]
@@ -43,7 +47,7 @@ pub(crate) struct Span {
     pub(crate) block_size: u32,
     pub(crate) bump: usize,
     pub(crate) bump_end: usize,
-    pub(crate) heap: AtomicPtr<crate::heap::Heap>,
+    pub(crate) heap: AtomicPtr<Owner>,
     // -- any thread --
     pub(crate) thread_free: AtomicUsize,
     pub(crate) delayed_next: *mut Span,
@@ -151,12 +155,14 @@ pub(crate) unsafe fn collect(s: &mut Span) -> u32 {
 }
 
 /// Frees block `p` of slab `s` from a thread that does not own it: a lock-free push onto
-/// `thread_free`. If the owner asked to be notified, the span goes onto its heap's delayed stack.
+/// `thread_free`. Returns true when this push cleared NOTIFY: the owner parked the span in its
+/// full list and asked to hear of the next remote free, and the caller, alone, must now push the
+/// span onto the owner's delayed stack (`free::remote_free`).
 ///
 /// # Safety
 /// `p` is an allocated block of slab `s`.
 #[inline]
-pub(crate) unsafe fn remote_free(s: *mut Span, p: *mut Block) {
+pub(crate) unsafe fn remote_push(s: *mut Span, p: *mut Block) -> bool {
     // SAFETY: `s` is a live slab (it has an allocated block); thread_free is atomic.
     let tf = unsafe { &(*s).thread_free };
     let mut old = tf.load(Ordering::Relaxed);
@@ -165,12 +171,8 @@ pub(crate) unsafe fn remote_free(s: *mut Span, p: *mut Block) {
         // SAFETY: we still own `p` until the CAS publishes it.
         unsafe { (*p).next = next };
         match tf.compare_exchange_weak(old, p as usize, Ordering::Release, Ordering::Relaxed) {
-            Ok(_) => break,
+            Ok(_) => return old & NOTIFY != 0,
             Err(cur) => old = cur,
         }
-    }
-    if old & NOTIFY != 0 {
-        // SAFETY: we cleared NOTIFY, so we alone push `s`; heaps are never freed.
-        unsafe { crate::heap::push_delayed(s) };
     }
 }

@@ -10,7 +10,7 @@
 //! unbroken. An id is looked up only by its own thread. A slot left behind by a dead thread
 //! (no exit hook ran) is found by the next thread that gets the same id, which then simply keeps
 //! using that heap: nobody else can. If the table is full, `OVERFLOW` is set and lookups fall back to
-//! scanning the heap registry (slow, but correct).
+//! scanning the heap registry (`registry.rs`: slow, but correct).
 
 use crate::heap::Heap;
 use crate::platform;
@@ -62,7 +62,7 @@ fn current_slow(id: usize) -> *mut Heap {
         }
     }
     if OVERFLOW.load(Ordering::Relaxed) {
-        return crate::heap::find_owned(id);
+        return crate::registry::find_owned(id);
     }
     null_mut()
 }
@@ -104,7 +104,7 @@ pub(crate) fn remove() -> *mut Heap {
         }
     }
     if OVERFLOW.load(Ordering::Relaxed) {
-        return crate::heap::find_owned(id);
+        return crate::registry::find_owned(id);
     }
     null_mut()
 }

@@ -4,6 +4,7 @@
 
 use crate::chunk_map;
 use crate::heap::{self, Heap};
+use crate::lifecycle;
 use crate::platform::{self, CHUNK};
 use crate::pool::{bin_index, POOL};
 use crate::size_class::{CLASSES, NUM_CLASSES};
@@ -93,7 +94,7 @@ pub fn validate_pool() -> Result<(), &'static str> {
 /// `used + |free| + bump_left == capacity`, `|thread_free| <= used`, free blocks on block
 /// boundaries inside the slab, no block twice.
 pub fn validate_heap() -> Result<(), &'static str> {
-    let h = heap::current();
+    let h = lifecycle::current();
     if h.is_null() {
         return Ok(());
     }
@@ -123,7 +124,7 @@ pub fn validate_heap() -> Result<(), &'static str> {
         let mut s = (*h).spares;
         while !s.is_null() {
             check!((*s).kind == SLAB && (*s).used == 0, "spare slab in use");
-            check!((*s).heap.load(Ordering::Relaxed) == h, "spare slab of another heap");
+            check!(heap::owner_of(s) == h, "spare slab of another heap");
             check!((*s).thread_free.load(Ordering::Relaxed) == 0, "spare slab with pending frees");
             n += 1;
             s = (*s).next;
@@ -138,7 +139,7 @@ unsafe fn check_slab(h: *mut Heap, s: *mut Span, c: usize) -> Result<(), &'stati
     unsafe {
         check!((*s).kind == SLAB, "heap list holds a non-slab");
         check!((*s).class as usize == c, "slab in the wrong class list");
-        check!((*s).heap.load(Ordering::Relaxed) == h, "slab in a foreign heap's list");
+        check!(heap::owner_of(s) == h, "slab in a foreign heap's list");
         check!(chunk_map::lookup((*s).start) == s, "slab not mapped");
         let bs = (*s).block_size as usize;
         let cap = (*s).capacity as usize;

@@ -7,10 +7,13 @@
 //!   chunks, or `None` (limit reached). It is only called with the span pool's lock held. Memory is
 //!   never returned. Chunk indexes are offsets from `base()` in chunks, `< MAX_CHUNKS`.
 //! - `thread_id()` identifies the calling thread among live threads (non-zero); after
-//!   `on_thread_exit()`, `crate::heap::thread_exit` runs when the thread exits (a pthread key
-//!   destructor on both platforms: wasi-libc runs key destructors at thread exit, as glibc does).
+//!   `on_thread_exit(hook)`, `hook` runs when the thread exits (a pthread key destructor on both
+//!   platforms: wasi-libc runs key destructors at thread exit, as glibc does). The platform calls
+//!   nothing above it but that hook, which it is handed.
 //!   Per-thread heap pointers are NOT kept in pthread key slots: wasi-libc takes a new thread's
 //!   stack and key slots from malloc without zeroing them, so a fresh thread may see garbage there.
+
+use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
 #[cfg(target_arch = "wasm32")]
 mod wasm32;
@@ -35,6 +38,56 @@ pub(crate) const GROW_CHUNKS: usize = 65536 / CHUNK;
 /// Soft limit, in bytes, on the memory the allocator takes from the platform (for tests of the
 /// out-of-memory path). `usize::MAX`: no limit but the platform's own.
 pub(crate) static LIMIT: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(usize::MAX);
+
+/// The thread-exit hook (a `fn()`, as a pointer; null until `on_thread_exit` first runs).
+static EXIT_HOOK: AtomicPtr<()> = AtomicPtr::new(core::ptr::null_mut());
+/// The pthread key whose destructor runs the hook: `NO_KEY`, `CREATING` while one thread makes
+/// it, then the key.
+static EXIT_KEY: AtomicUsize = AtomicUsize::new(NO_KEY);
+const NO_KEY: usize = usize::MAX;
+const CREATING: usize = usize::MAX - 1;
+
+/// Arranges for `hook` to run when the calling thread exits (every caller passes the same hook).
+/// Safe to call from any thread at any time: the key is made once, by the first caller.
+pub(crate) fn on_thread_exit(hook: fn()) {
+    EXIT_HOOK.store(hook as *mut (), Ordering::Release);
+    let mut k = EXIT_KEY.load(Ordering::Acquire);
+    if k >= CREATING {
+        k = make_exit_key();
+    }
+    // SAFETY: `k` is a valid key; a non-null value makes its destructor run at thread exit.
+    unsafe { set_exit_marker(k) };
+}
+
+#[cold]
+fn make_exit_key() -> usize {
+    if EXIT_KEY.compare_exchange(NO_KEY, CREATING, Ordering::Acquire, Ordering::Acquire).is_ok() {
+        // SAFETY: only this thread gets here (it won the CAS); `run_exit_hook` matches the
+        // destructor signature.
+        let k = unsafe { create_exit_key(run_exit_hook) };
+        EXIT_KEY.store(k, Ordering::Release);
+        return k;
+    }
+    loop {
+        let k = EXIT_KEY.load(Ordering::Acquire);
+        if k < CREATING {
+            return k;
+        }
+        core::hint::spin_loop();
+    }
+}
+
+/// The key destructor. The key's value is only a marker: wasi-libc mallocs a new thread's stack
+/// and key slots without clearing them, so a slot may hold garbage; the hook finds the heap by
+/// thread id instead.
+unsafe extern "C" fn run_exit_hook(_value: *mut core::ffi::c_void) {
+    let h = EXIT_HOOK.load(Ordering::Acquire);
+    if !h.is_null() {
+        // SAFETY: EXIT_HOOK only ever holds a `fn()` stored by `on_thread_exit`.
+        let f: fn() = unsafe { core::mem::transmute::<*mut (), fn()>(h) };
+        f();
+    }
+}
 
 /// Writes `msg` to stderr and aborts. For broken invariants and invalid frees only.
 #[cold]

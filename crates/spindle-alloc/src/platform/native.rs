@@ -1,6 +1,6 @@
 //! Native (Linux and other unix): a region of address space reserved once with mmap and handed out
 //! from its start like wasm's `memory.grow` (so the layers above see the same one-way growing memory
-//! on both platforms), thread ids from `pthread_self`, a pthread key whose destructor reports thread exit.
+//! on both platforms), thread ids from `pthread_self`, a pthread key whose destructor reports thread exit (made in `mod.rs`).
 //!
 //! The region is 4 GiB on 64-bit hosts (1 GiB on 32-bit, 64 MiB under Miri), reserved with
 //! MAP_NORESERVE: untouched pages cost nothing.
@@ -20,8 +20,6 @@ pub(crate) const MAX_CHUNKS: usize = REGION >> CHUNK_SHIFT;
 
 static BASE: AtomicUsize = AtomicUsize::new(0);
 static TAKEN: AtomicUsize = AtomicUsize::new(0);
-const NO_KEY: usize = usize::MAX;
-static KEY: AtomicUsize = AtomicUsize::new(NO_KEY);
 
 /// Start of the region (0 before the first `grow`; no pointer of ours exists then).
 #[inline(always)]
@@ -74,28 +72,25 @@ pub(crate) fn thread_id() -> usize {
     unsafe { libc::pthread_self() as usize }
 }
 
-unsafe extern "C" fn on_exit(_value: *mut c_void) {
-    // The key's value is only a marker: wasi-libc mallocs a new thread's stack and key slots
-    // without clearing them, so a slot may hold garbage; the heap is found by thread id instead.
-    crate::heap::thread_exit();
-}
-
-/// Arranges for `crate::heap::thread_exit` to run when the calling thread exits.
+/// Makes a pthread key with destructor `dtor`.
 ///
 /// # Safety
-/// Call with the pool lock held (key creation is not otherwise synchronized).
-pub(crate) unsafe fn on_thread_exit() {
-    let mut k = KEY.load(Ordering::Relaxed);
-    if k == NO_KEY {
-        let mut nk: libc::pthread_key_t = 0;
-        // SAFETY: valid out pointer.
-        if unsafe { libc::pthread_key_create(&mut nk, Some(on_exit)) } != 0 {
-            super::fatal("pthread_key_create failed");
-        }
-        k = nk as usize;
-        KEY.store(k, Ordering::Release);
+/// Called once (by `super::make_exit_key`).
+pub(crate) unsafe fn create_exit_key(dtor: unsafe extern "C" fn(*mut c_void)) -> usize {
+    let mut k: libc::pthread_key_t = 0;
+    // SAFETY: valid out pointer.
+    if unsafe { libc::pthread_key_create(&mut k, Some(dtor)) } != 0 {
+        super::fatal("pthread_key_create failed");
     }
-    // SAFETY: valid key; a non-null value makes the destructor run.
+    k as usize
+}
+
+/// Gives key `k` a non-null value in the calling thread, so its destructor runs at exit.
+///
+/// # Safety
+/// `k` came from `create_exit_key`.
+pub(crate) unsafe fn set_exit_marker(k: usize) {
+    // SAFETY: valid key.
     unsafe { libc::pthread_setspecific(k as libc::pthread_key_t, 1 as *const c_void) };
 }
 

@@ -8,7 +8,7 @@
 
 use super::{CHUNK, CHUNK_SHIFT, GROW_CHUNKS, LIMIT};
 use core::ffi::c_void;
-use core::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicUsize, Ordering};
 
 pub(crate) const MAX_CHUNKS: usize = 1 << (32 - CHUNK_SHIFT);
 
@@ -21,8 +21,6 @@ extern "C" {
     fn libc_abort() -> !;
 }
 
-const NO_KEY: u32 = u32::MAX;
-static KEY: AtomicU32 = AtomicU32::new(NO_KEY);
 static TAKEN: AtomicUsize = AtomicUsize::new(0);
 
 #[inline(always)]
@@ -55,29 +53,26 @@ pub(crate) fn thread_id() -> usize {
     unsafe { pthread_self() }
 }
 
-unsafe extern "C" fn on_exit(_value: *mut c_void) {
-    // The key's value is only a marker: wasi-libc mallocs a new thread's stack and key slots
-    // without clearing them, so a slot may hold garbage; the heap is found by thread id instead.
-    crate::heap::thread_exit();
-}
-
-/// Arranges for `crate::heap::thread_exit` to run when the calling thread exits.
+/// Makes a pthread key with destructor `dtor`.
 ///
 /// # Safety
-/// Call with the pool lock held (key creation is not otherwise synchronized).
-pub(crate) unsafe fn on_thread_exit() {
-    let mut k = KEY.load(Ordering::Relaxed);
-    if k == NO_KEY {
-        let mut nk = 0u32;
-        // SAFETY: plain libc call with a valid out pointer.
-        if unsafe { pthread_key_create(&mut nk, Some(on_exit)) } != 0 {
-            super::fatal("pthread_key_create failed");
-        }
-        KEY.store(nk, Ordering::Release);
-        k = nk;
+/// Called once (by `super::make_exit_key`).
+pub(crate) unsafe fn create_exit_key(dtor: unsafe extern "C" fn(*mut c_void)) -> usize {
+    let mut k = 0u32;
+    // SAFETY: plain libc call with a valid out pointer.
+    if unsafe { pthread_key_create(&mut k, Some(dtor)) } != 0 {
+        super::fatal("pthread_key_create failed");
     }
-    // SAFETY: valid key; a non-null value makes the destructor run.
-    unsafe { pthread_setspecific(k, 1 as *const c_void) };
+    k as usize
+}
+
+/// Gives key `k` a non-null value in the calling thread, so its destructor runs at exit.
+///
+/// # Safety
+/// `k` came from `create_exit_key`.
+pub(crate) unsafe fn set_exit_marker(k: usize) {
+    // SAFETY: valid key.
+    unsafe { pthread_setspecific(k as u32, 1 as *const c_void) };
 }
 
 /// # Safety

@@ -1,0 +1,57 @@
+//! Allocation of slab blocks (mimalloc's `alloc.c`): the fast path pops the first free block of
+//! the calling thread's current slab for the class; everything else (no heap yet, the slab ran
+//! dry) is one never-inlined slow path that processes delayed frees and finds or makes a slab.
+
+use crate::free;
+use crate::heap::Heap;
+use crate::lifecycle;
+use crate::slab;
+use crate::thread_map;
+use core::ptr::null_mut;
+
+/// Allocates a block of class `c` for the calling thread. Null when out of memory.
+///
+/// # Safety
+/// `c < NUM_CLASSES`.
+#[inline(always)]
+pub(crate) unsafe fn alloc_class(c: usize) -> *mut u8 {
+    let h = thread_map::current();
+    if !h.is_null() {
+        // SAFETY: `h` is this thread's heap; `fast[c]` is EMPTY or a slab we own.
+        unsafe {
+            let s = *(*h).fast.get_unchecked(c);
+            let b = (*s).free;
+            if !b.is_null() {
+                (*s).free = (*b).next;
+                (*s).used += 1;
+                (*h).allocated.add((*s).block_size as usize);
+                return b as *mut u8;
+            }
+        }
+    }
+    // SAFETY: forwarded contract.
+    unsafe { alloc_slow(h, c) }
+}
+
+#[inline(never)]
+unsafe fn alloc_slow(mut h: *mut Heap, c: usize) -> *mut u8 {
+    if h.is_null() {
+        h = lifecycle::start_thread();
+        if h.is_null() {
+            return null_mut();
+        }
+    }
+    // SAFETY: `h` is this thread's heap.
+    unsafe {
+        free::process_delayed(h);
+        let s = slab::find(h, c);
+        if s.is_null() {
+            return null_mut();
+        }
+        let b = (*s).free;
+        (*s).free = (*b).next;
+        (*s).used += 1;
+        (*h).allocated.add((*s).block_size as usize);
+        b as *mut u8
+    }
+}

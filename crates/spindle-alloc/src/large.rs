@@ -1,0 +1,98 @@
+//! Large allocations: requests above `SLAB_MAX` or aligned beyond a chunk get a span of whole
+//! chunks of their own, straight from the pool (owned by no heap, freed by any thread through the
+//! pool), and grow or shrink in place when the pool allows.
+
+use crate::free::invalid_free;
+use crate::lifecycle;
+use crate::platform::CHUNK;
+use crate::pool::POOL;
+use crate::slab;
+use crate::span::{Span, LARGE};
+use core::ptr::null_mut;
+
+/// Allocates `size` bytes as a span of whole chunks aligned to `align` (a power of two).
+#[cold]
+#[inline(never)]
+pub(crate) unsafe fn alloc(size: usize, align: usize, zero: bool) -> *mut u8 {
+    let chunks = match size.checked_add(CHUNK - 1) {
+        Some(n) => core::cmp::max(1, n / CHUNK),
+        None => return null_mut(),
+    };
+    let align_chunks = core::cmp::max(1, align / CHUNK);
+    // Looked up before taking the lock: the lookup may take the registry's (thread map overflow).
+    let h = lifecycle::current();
+    let (p, zeroed) = {
+        let mut pool = POOL.lock();
+        let mut s = pool.take(chunks, align_chunks);
+        if s.is_null() {
+            // Out of memory: give our spare slabs back (they may coalesce) and try once more.
+            if !h.is_null() {
+                // SAFETY: the calling thread owns its heap.
+                unsafe { slab::give_spares(h, &mut pool) };
+                s = pool.take(chunks, align_chunks);
+            }
+            if s.is_null() {
+                return null_mut();
+            }
+        }
+        // SAFETY: fresh record we own.
+        let zeroed = unsafe {
+            (*s).kind = LARGE;
+            let z = (*s).zeroed;
+            (*s).zeroed = false;
+            z
+        };
+        pool.claim(s);
+        pool.large_bytes += chunks * CHUNK;
+        // SAFETY: as above.
+        (unsafe { (*s).start }, zeroed)
+    };
+    if zero && !zeroed {
+        // SAFETY: the span is ours and at least `size` bytes long.
+        unsafe { core::ptr::write_bytes(p as *mut u8, 0, size) };
+    }
+    p as *mut u8
+}
+
+/// Frees large span `s` whose start is `p`.
+///
+/// # Safety
+/// `s` is the span `p` lies in.
+#[cold]
+#[inline(never)]
+pub(crate) unsafe fn free(s: *mut Span, p: *mut u8) {
+    let mut pool = POOL.lock();
+    // SAFETY: lock held; records are valid.
+    unsafe {
+        if (*s).kind != LARGE || (*s).start != p as usize {
+            drop(pool);
+            invalid_free(p);
+        }
+        pool.large_bytes -= (*s).bytes();
+    }
+    pool.give(s);
+}
+
+/// Resizes large span `s` (starting at `p`) in place to hold `new_size` bytes at `align`, when
+/// that is a large allocation too and the pool can shrink it or extend it into free neighbours
+/// or fresh memory. Returns whether it did; otherwise the caller moves the block.
+///
+/// # Safety
+/// `s` is the span `p` lies in.
+pub(crate) unsafe fn resize_in_place(s: *mut Span, p: *mut u8, new_size: usize, align: usize) -> bool {
+    // SAFETY: `s` covers `p`; its record is valid.
+    unsafe {
+        if (*s).start != p as usize {
+            invalid_free(p);
+        }
+        if new_size <= crate::size_class::SLAB_MAX && align <= CHUNK {
+            return false;
+        }
+        let need = core::cmp::max(1, new_size.div_ceil(CHUNK));
+        if need <= (*s).chunks as usize {
+            POOL.lock().shrink(s, need);
+            return true;
+        }
+        POOL.lock().extend(s, need)
+    }
+}

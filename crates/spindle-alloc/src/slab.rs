@@ -1,0 +1,151 @@
+//! Finding and making slabs (mimalloc's `page.c`): when the fast path finds class `c` dry, walk
+//! the heap's available slabs (collecting remote frees, carving never-used blocks), park the
+//! exhausted ones in the full list, and make a new slab from a spare or from the pool. Also the
+//! heap's spare slabs: up to `MAX_SPARES` empty slabs kept for reuse by any class of the same
+//! slab length before they go back to the pool.
+//!
+//! Everything here runs on the thread that owns the heap.
+
+use crate::heap::{self, Heap};
+use crate::pool::{Pool, POOL};
+use crate::size_class::CLASSES;
+use crate::span::{self, Span, NOTIFY, SLAB};
+use core::ptr::null_mut;
+use core::sync::atomic::Ordering;
+
+/// Most empty slabs a heap keeps for reuse (by any class of the same slab length) before giving
+/// them back to the pool: spares spare the pool lock and the chunk-map writes when a class
+/// oscillates between one and two slabs.
+pub(crate) const MAX_SPARES: u32 = 8;
+
+/// A slab of class `c` with a free block, made the head of the available list. Null: out of memory.
+///
+/// # Safety
+/// The caller owns `h`.
+pub(crate) unsafe fn find(h: *mut Heap, c: usize) -> *mut Span {
+    // SAFETY: caller owns `h`; slabs in its lists are ours.
+    unsafe {
+        let mut s = heap::avail_head(h, c);
+        while !s.is_null() {
+            if (*s).free.is_null() {
+                let n = span::collect(&mut *s);
+                (*h).freed.add(n as usize * (*s).block_size as usize);
+            }
+            if (*s).free.is_null() && (*s).bump < (*s).bump_end {
+                span::carve(&mut *s);
+            }
+            if !(*s).free.is_null() {
+                if (*h).fast[c] != s {
+                    heap::avail_remove(h, c, s);
+                    heap::avail_push_front(h, c, s);
+                }
+                return s;
+            }
+            // Exhausted: park it in the full list, unless a remote free just arrived.
+            if (*s).thread_free.compare_exchange(0, NOTIFY, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
+                let next = (*s).next;
+                heap::avail_remove(h, c, s);
+                heap::full_push(h, c, s);
+                s = next;
+            }
+        }
+        make(h, c)
+    }
+}
+
+/// A fresh slab of class `c` for `h` (a spare or a span from the pool), pushed at the front of the
+/// available list with its first blocks carved. Null: out of memory.
+#[cold]
+#[inline(never)]
+unsafe fn make(h: *mut Heap, c: usize) -> *mut Span {
+    let info = CLASSES[c];
+    // SAFETY: we own `h` and its spare slabs.
+    let mut s = unsafe { take_spare(h, info.chunks) };
+    if s.is_null() {
+        let mut pool = POOL.lock();
+        s = pool.take(info.chunks as usize, 1);
+        if s.is_null() {
+            // Out of memory: our spares of other lengths may coalesce into what we need.
+            // SAFETY: we own `h`'s spares.
+            unsafe { give_spares(h, &mut pool) };
+            s = pool.take(info.chunks as usize, 1);
+            if s.is_null() {
+                return null_mut();
+            }
+        }
+        // SAFETY: fresh record we own.
+        unsafe { (*s).kind = SLAB };
+        pool.claim(s);
+    }
+    // SAFETY: `s` is ours (fresh from the pool or a spare) until published through the heap lists;
+    // no block of it is out, so no other thread touches it.
+    unsafe {
+        (*s).class = c as u8;
+        (*s).block_size = info.size;
+        (*s).capacity = info.capacity;
+        (*s).used = 0;
+        (*s).free = null_mut();
+        (*s).bump = (*s).start;
+        (*s).bump_end = (*s).start + info.capacity as usize * info.size as usize;
+        (*s).thread_free.store(0, Ordering::Relaxed);
+        heap::set_owner(s, h);
+        (*s).in_full = false;
+        (*s).zeroed = false;
+        heap::avail_push_front(h, c, s);
+        span::carve(&mut *s);
+    }
+    s
+}
+
+/// Keeps empty slab `s` (in no list) as a spare, or releases it when there are enough.
+///
+/// # Safety
+/// The caller owns `h` and `s`; no block of `s` is out and none is pending in `thread_free`.
+pub(crate) unsafe fn park_spare(h: *mut Heap, s: *mut Span) {
+    // SAFETY: caller's contract.
+    unsafe {
+        if (*h).spare_count >= MAX_SPARES {
+            POOL.lock().give(s);
+            return;
+        }
+        (*s).next = (*h).spares;
+        (*s).prev = null_mut();
+        (*h).spares = s;
+        (*h).spare_count += 1;
+    }
+}
+
+/// Gives all of `h`'s spare slabs back to the pool.
+///
+/// # Safety
+/// The caller owns `h`.
+pub(crate) unsafe fn give_spares(h: *mut Heap, pool: &mut Pool) {
+    // SAFETY: we own `h` and its spares.
+    unsafe {
+        while !(*h).spares.is_null() {
+            let s = (*h).spares;
+            (*h).spares = (*s).next;
+            pool.give(s);
+        }
+        (*h).spare_count = 0;
+    }
+}
+
+/// Unlinks and returns a spare slab of `chunks` chunks, or null.
+unsafe fn take_spare(h: *mut Heap, chunks: u32) -> *mut Span {
+    // SAFETY: we own `h` and its spares.
+    unsafe {
+        let mut link: *mut *mut Span = &mut (*h).spares;
+        while !(*link).is_null() {
+            let s = *link;
+            if (*s).chunks == chunks {
+                *link = (*s).next;
+                (*s).next = null_mut();
+                (*h).spare_count -= 1;
+                return s;
+            }
+            link = &mut (*s).next;
+        }
+        null_mut()
+    }
+}
