@@ -15,10 +15,12 @@ prefix=${1:-$repo/build/wasm32-wasip1-threads}
 target=wasm32-wasip1-threads
 mkdir -p "$prefix/lib" "$prefix/include"
 cd "$repo"
-cargo build -q --release --target $target -p spindle-alloc-c
+# Every export is a weak definition (feature `weak`: nightly `linkage`, hence RUSTC_BOOTSTRAP=1), so
+# a program's own memalign, malloc_usable_size, ... wins, as with libc.
+RUSTC_BOOTSTRAP=1 cargo build -q --release --target $target -p spindle-alloc-c --features weak
 cp target/$target/release/libspindle_alloc_c.a "$prefix/lib/libspindle-alloc.a"
 # The checker build goes to its own target dir so the two archives do not overwrite each other.
-cargo build -q --release --target $target -p spindle-alloc-c --features validate \
+RUSTC_BOOTSTRAP=1 cargo build -q --release --target $target -p spindle-alloc-c --features weak,validate \
   --target-dir target/validate
 cp target/validate/$target/release/libspindle_alloc_c.a "$prefix/lib/libspindle-alloc-validate.a"
 cp crates/spindle-alloc-c/include/spindle.h "$prefix/include/spindle.h"

@@ -34,6 +34,22 @@ describe('spindle-alloc on wasm (C archive replaces dlmalloc)', () => {
     assert.equal(r.status, 0);
   });
 
+  // Link like libc: the archive's exports are weak, so a program's own definition wins (with
+  // wasi-libc's dlmalloc, defining malloc_usable_size is a duplicate symbol).
+  test('own_memalign: a program that defines memalign links, and its memalign is the one called', () => {
+    const r = runAlloc('own_memalign');
+    assert.equal(r.stderr, '');
+    assert.equal(r.stdout, 'own memalign ok\n');
+    assert.equal(r.status, 0);
+  });
+
+  test('own_usable_size: a program that defines malloc_usable_size links; realloc never calls it', () => {
+    const r = runAlloc('own_usable_size');
+    assert.equal(r.stderr, '');
+    assert.equal(r.stdout, 'own malloc_usable_size ok\n');
+    assert.equal(r.status, 0);
+  });
+
   test('oom: null at a 32 MiB maximum memory, old block kept, recovery after frees', () => {
     const r = runAlloc('oom');
     assert.equal(r.stderr, '');

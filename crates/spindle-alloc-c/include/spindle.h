@@ -4,7 +4,9 @@
  * malloc, free, calloc, realloc, posix_memalign, aligned_alloc, memalign, valloc,
  * malloc_usable_size (and wasi-libc's internal __libc_malloc/__libc_calloc/__libc_free) then come
  * from spindle-alloc and wasi-libc's dlmalloc is not linked at all. No source change is needed;
- * this header only declares the extras below. */
+ * this header only declares the extras below. As with libc, every function of the archive is a
+ * weak definition: a program may define any of them itself (its own memalign, say) and its
+ * definition is the one used; the allocator never calls its own exports internally. */
 #ifndef SPINDLE_H
 #define SPINDLE_H
 

@@ -6,216 +6,110 @@
 //! `__libc_calloc`, `__libc_free`, which wasi-libc's atexit and locale code call, so that nothing
 //! pulls dlmalloc.o in). On native targets it compiles to the same functions under Rust names, so
 //! `cargo test --workspace` never replaces the host's malloc in a test binary.
+//!
+//! Like libc, every export can be replaced by the program: with the `weak` feature (the C
+//! archives are built with it) each one is a weak definition, so a program that defines its own
+//! `memalign` or `malloc_usable_size` links, and its definition wins. The exports are thin wrappers
+//! over private functions (`imp`), and nothing here calls an export: a program's replacement is
+//! never reached from inside the allocator. wasi-libc's dlmalloc is still never linked: every
+//! symbol its object defines is defined here, so the linker has no reason to fetch it.
 
 // `rust-program`: a dependency of a Rust program, which brings std and its panic handler.
 #![cfg_attr(all(target_arch = "wasm32", not(feature = "rust-program")), no_std)]
+#![cfg_attr(all(target_arch = "wasm32", feature = "weak"), feature(linkage))]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+mod imp;
+
 use core::ffi::c_void;
-use core::ptr::null_mut;
 use spindle_alloc as sa;
 
-const ENOMEM: i32 = 48; // wasi-libc's values (WASI errno numbering)
-const EINVAL: i32 = 28;
-
-#[cfg(target_arch = "wasm32")]
-extern "C" {
-    fn __errno_location() -> *mut i32;
+/// Defines C exports: `#[no_mangle]` on wasm32 (Rust names natively), weak with the `weak`
+/// feature, each a wrapper that only calls its `imp` function.
+macro_rules! exports {
+    ($($(#[$m:meta])* fn $name:ident($($a:ident: $t:ty),*) $(-> $r:ty)? => $body:expr;)*) => {$(
+        $(#[$m])*
+        ///
+        /// # Safety
+        /// The C function's contract (pointers valid, a block freed once, `out` writable).
+        #[cfg_attr(target_arch = "wasm32", no_mangle)]
+        #[cfg_attr(all(target_arch = "wasm32", feature = "weak"), linkage = "weak")]
+        pub unsafe extern "C" fn $name($($a: $t),*) $(-> $r)? {
+            // SAFETY: the caller keeps the C contract that the `imp` function relies on.
+            unsafe { $body }
+        }
+    )*};
 }
 
-#[inline]
-fn set_errno(_e: i32) {
+exports! {
+    /// `malloc` (see `imp::malloc` for the zeroed tail of 64 KiB-multiple blocks).
+    fn malloc(size: usize) -> *mut c_void => imp::malloc(size);
+    /// `free`; null is ignored.
+    fn free(p: *mut c_void) => imp::free(p);
+    /// `calloc`; null with ENOMEM when `n * size` overflows.
+    fn calloc(n: usize, size: usize) -> *mut c_void => imp::calloc(n, size);
+    /// `realloc`; `realloc(p, 0)` frees `p` and returns null (glibc's behaviour).
+    fn realloc(p: *mut c_void, size: usize) -> *mut c_void => imp::realloc(p, size);
+    /// `posix_memalign`: EINVAL unless `align` is a power of two and a multiple of a pointer.
+    fn posix_memalign(out: *mut *mut c_void, align: usize, size: usize) -> i32 => imp::posix_memalign(out, align, size);
+    /// `aligned_alloc`: any power-of-two alignment.
+    fn aligned_alloc(align: usize, size: usize) -> *mut c_void => imp::memalign(align, size);
+    /// `memalign`: any power-of-two alignment.
+    fn memalign(align: usize, size: usize) -> *mut c_void => imp::memalign(align, size);
+    /// `valloc`: 4096-byte aligned.
+    fn valloc(size: usize) -> *mut c_void => imp::valloc(size);
+    /// `malloc_usable_size`: at least the size asked for; 0 for null.
+    fn malloc_usable_size(p: *mut c_void) -> usize => imp::malloc_usable_size(p);
+    // wasi-libc's own internal entry points (atexit, locales): defined here so dlmalloc.o, which
+    // also defines them, is never pulled out of libc.a.
+    /// wasi-libc's internal `malloc`.
     #[cfg(target_arch = "wasm32")]
-    // SAFETY: wasi-libc's errno is thread-local and always addressable.
-    unsafe {
-        *__errno_location() = _e
-    };
-}
-
-/// Bytes cleared at the end of a block whose size is a multiple of 64 KiB (see `malloc`).
-const TSD_TAIL: usize = 1024;
-
-/// `malloc`: 16-byte aligned, `malloc(0)` is a unique minimal block.
-///
-/// One compatibility measure: wasi-libc's `pthread_create` takes a new thread's stack, TLS and
-/// pthread-key slots (the last 512 bytes) from `malloc(size)` with `size` a multiple of 64 KiB
-/// (its PAGE_SIZE), and never clears the key slots, which POSIX requires to read NULL in a new
-/// thread. Reused memory would hand the thread stale values (and run key destructors on them), so
-/// the last `TSD_TAIL` bytes of such blocks are zeroed: 1 KiB per >= 64 KiB allocation.
-///
-/// # Safety
-/// C semantics.
-#[cfg_attr(target_arch = "wasm32", no_mangle)]
-pub unsafe extern "C" fn malloc(size: usize) -> *mut c_void {
-    // SAFETY: plain allocation.
-    let p = unsafe { sa::alloc(size, sa::MIN_ALIGNMENT) };
-    if p.is_null() {
-        set_errno(ENOMEM);
-    } else if size & 0xFFFF == 0 && size != 0 {
-        // SAFETY: the block has `size >= 64 KiB` bytes.
-        unsafe { core::ptr::write_bytes(p.add(size - TSD_TAIL), 0, TSD_TAIL) };
-    }
-    p as *mut c_void
-}
-
-/// # Safety
-/// `p` is null or a live block from this allocator.
-#[cfg_attr(target_arch = "wasm32", no_mangle)]
-pub unsafe extern "C" fn free(p: *mut c_void) {
-    // SAFETY: forwarded.
-    unsafe { sa::free(p as *mut u8) }
-}
-
-/// # Safety
-/// C semantics.
-#[cfg_attr(target_arch = "wasm32", no_mangle)]
-pub unsafe extern "C" fn calloc(n: usize, size: usize) -> *mut c_void {
-    let Some(total) = n.checked_mul(size) else {
-        set_errno(ENOMEM);
-        return null_mut();
-    };
-    // SAFETY: plain allocation.
-    let p = unsafe { sa::alloc_zeroed(total, sa::MIN_ALIGNMENT) };
-    if p.is_null() {
-        set_errno(ENOMEM);
-    }
-    p as *mut c_void
-}
-
-/// `realloc(p, 0)` frees `p` and returns null (glibc's behaviour).
-///
-/// # Safety
-/// `p` is null or a live block from this allocator.
-#[cfg_attr(target_arch = "wasm32", no_mangle)]
-pub unsafe extern "C" fn realloc(p: *mut c_void, size: usize) -> *mut c_void {
-    if size == 0 && !p.is_null() {
-        // SAFETY: forwarded.
-        unsafe { sa::free(p as *mut u8) };
-        return null_mut();
-    }
-    // SAFETY: forwarded.
-    let q = unsafe { sa::realloc(p as *mut u8, size, sa::MIN_ALIGNMENT) };
-    if q.is_null() {
-        set_errno(ENOMEM);
-    }
-    q as *mut c_void
-}
-
-/// # Safety
-/// `out` is writable.
-#[cfg_attr(target_arch = "wasm32", no_mangle)]
-pub unsafe extern "C" fn posix_memalign(out: *mut *mut c_void, align: usize, size: usize) -> i32 {
-    if !align.is_power_of_two() || align % core::mem::size_of::<*mut c_void>() != 0 {
-        return EINVAL;
-    }
-    // SAFETY: plain allocation.
-    let p = unsafe { sa::alloc(size, align.max(sa::MIN_ALIGNMENT)) };
-    if p.is_null() {
-        return ENOMEM;
-    }
-    // SAFETY: caller's out pointer.
-    unsafe { *out = p as *mut c_void };
-    0
-}
-
-/// # Safety
-/// C semantics.
-#[cfg_attr(target_arch = "wasm32", no_mangle)]
-pub unsafe extern "C" fn aligned_alloc(align: usize, size: usize) -> *mut c_void {
-    // SAFETY: forwarded.
-    unsafe { memalign(align, size) }
-}
-
-/// # Safety
-/// C semantics.
-#[cfg_attr(target_arch = "wasm32", no_mangle)]
-pub unsafe extern "C" fn memalign(align: usize, size: usize) -> *mut c_void {
-    if !align.is_power_of_two() {
-        set_errno(EINVAL);
-        return null_mut();
-    }
-    // SAFETY: plain allocation.
-    let p = unsafe { sa::alloc(size, align.max(sa::MIN_ALIGNMENT)) };
-    if p.is_null() {
-        set_errno(ENOMEM);
-    }
-    p as *mut c_void
-}
-
-/// # Safety
-/// C semantics.
-#[cfg_attr(target_arch = "wasm32", no_mangle)]
-pub unsafe extern "C" fn valloc(size: usize) -> *mut c_void {
-    // SAFETY: forwarded.
-    unsafe { memalign(4096, size) }
-}
-
-/// # Safety
-/// `p` is null or a live block from this allocator.
-#[cfg_attr(target_arch = "wasm32", no_mangle)]
-pub unsafe extern "C" fn malloc_usable_size(p: *mut c_void) -> usize {
-    // SAFETY: forwarded.
-    unsafe { sa::usable_size(p as *const u8) }
-}
-
-// wasi-libc's own internal entry points (atexit, locales): defined here so dlmalloc.o, which also
-// defines them, is never pulled out of libc.a.
-
-/// # Safety
-/// C semantics.
-#[cfg(target_arch = "wasm32")]
-#[no_mangle]
-pub unsafe extern "C" fn __libc_malloc(size: usize) -> *mut c_void {
-    // SAFETY: forwarded.
-    unsafe { malloc(size) }
-}
-
-/// # Safety
-/// C semantics.
-#[cfg(target_arch = "wasm32")]
-#[no_mangle]
-pub unsafe extern "C" fn __libc_calloc(n: usize, size: usize) -> *mut c_void {
-    // SAFETY: forwarded.
-    unsafe { calloc(n, size) }
-}
-
-/// # Safety
-/// C semantics.
-#[cfg(target_arch = "wasm32")]
-#[no_mangle]
-pub unsafe extern "C" fn __libc_free(p: *mut c_void) {
-    // SAFETY: forwarded.
-    unsafe { free(p) }
+    fn __libc_malloc(size: usize) -> *mut c_void => imp::malloc(size);
+    /// wasi-libc's internal `calloc`.
+    #[cfg(target_arch = "wasm32")]
+    fn __libc_calloc(n: usize, size: usize) -> *mut c_void => imp::calloc(n, size);
+    /// wasi-libc's internal `free`.
+    #[cfg(target_arch = "wasm32")]
+    fn __libc_free(p: *mut c_void) => imp::free(p);
 }
 
 /// Mirrors `struct spindle_alloc_stats` of spindle.h.
 pub type SpindleAllocStats = sa::Stats;
 
+/// Fills `*out` with the allocator's statistics.
+///
 /// # Safety
 /// `out` is writable.
 #[cfg_attr(target_arch = "wasm32", no_mangle)]
+#[cfg_attr(all(target_arch = "wasm32", feature = "weak"), linkage = "weak")]
 pub unsafe extern "C" fn spindle_alloc_stats(out: *mut SpindleAllocStats) {
     // SAFETY: caller's out pointer.
     unsafe { *out = sa::stats() };
 }
 
+/// Collects the calling thread's remote frees and returns its empty slabs to the shared pool.
 #[cfg_attr(target_arch = "wasm32", no_mangle)]
+#[cfg_attr(all(target_arch = "wasm32", feature = "weak"), linkage = "weak")]
 pub extern "C" fn spindle_alloc_thread_flush() {
     sa::thread_flush()
 }
 
+/// Caps the memory the allocator takes from the platform (tests of out-of-memory paths).
 #[cfg_attr(target_arch = "wasm32", no_mangle)]
+#[cfg_attr(all(target_arch = "wasm32", feature = "weak"), linkage = "weak")]
 pub extern "C" fn spindle_alloc_set_limit(bytes: usize) {
     sa::set_memory_limit(bytes)
 }
 
+/// Checks the allocator's invariants: 0, or -1 after printing the broken one to stderr.
 #[cfg(feature = "validate")]
 #[cfg_attr(target_arch = "wasm32", no_mangle)]
+#[cfg_attr(all(target_arch = "wasm32", feature = "weak"), linkage = "weak")]
 pub extern "C" fn spindle_alloc_validate() -> i32 {
     match sa::validate_pool().and_then(|_| sa::validate_heap()) {
         Ok(()) => 0,
         Err(msg) => {
-            #[cfg(target_arch = "wasm32")]
+            #[cfg(all(target_arch = "wasm32", target_os = "wasi"))]
             {
                 extern "C" {
                     fn write(fd: i32, buf: *const c_void, n: usize) -> isize;
@@ -242,6 +136,8 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use core::ptr::null_mut;
+    use imp::{EINVAL, TSD_TAIL};
 
     #[test]
     fn c_semantics() {
