@@ -24,8 +24,8 @@
 //! and wakes every sleeper (same lost-wake-up argument as `sync.rs`).
 //!
 //! Thread rules (these make the protocol deadlock-free):
-//! - a short read guard is held for one lookup: nothing that may wait (no lock, no backend
-//!   call) happens while it is held, and above all no [`DirLock::write`], which would wait for
+//! - a short read guard is held for one lookup: nothing that may wait (no lock, no
+//!   blocking call) happens while it is held, and above all no [`DirLock::write`], which would wait for
 //!   the thread's own stripe;
 //! - a writer never holds a short read guard (same reason).
 //!

@@ -96,8 +96,8 @@ impl Errno {
         self as u16
     }
 
-    /// Maps a Linux `errno` to its WASI value (used by a host-passthrough backend on Linux
-    /// and by the model tests). Unknown values become `Io`.
+    /// Maps a Linux `errno` to its WASI value (the model tests compare with Linux). Unknown
+    /// values become `Io`.
     pub fn from_linux(e: i32) -> Errno {
         use Errno::*;
         match e {

@@ -23,7 +23,7 @@
 //!    (counted) read under its slot lock.
 //! 4. A regular file's data lock (`Kind::File`).
 //! 5. Leaf locks, under which nothing else is taken: the fd table's graveyard, a directory's
-//!    `parent` pointer, the mount table's backend list.
+//!    `parent` pointer.
 //!
 //! Why the slot locks cannot deadlock: a thread waits for a slot lock only while it holds no
 //! lock at all (at the start of an fd call, in `fd_close`, at the end of `path_open`), or in
@@ -40,8 +40,8 @@
 //! files write no common cache line. The clock is read once per operation (`now` is passed
 //! down): on wasm each read is a host call.
 //!
-//! Nothing blocks on another thread outside these locks, and no lock is held while calling a
-//! backend or the clock... except the clock, which must be a plain non-blocking function.
+//! Nothing blocks on another thread outside these locks. The clock is called with locks held,
+//! so it must be a plain non-blocking function.
 //!
 //! # Concurrency guarantees
 //! Reads and preads of one file run in parallel, except that `fd_read`s of one fd are
@@ -61,7 +61,6 @@ use crate::path::resolve_existing;
 use crate::stripes::{Stripes, INO_BATCH};
 use crate::sync::{Mutex, RwLock};
 use crate::types::*;
-use alloc::boxed::Box;
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -159,7 +158,7 @@ impl Fs {
         if d.get(&name).is_some() {
             return Err(Errno::Exist);
         }
-        let dev = self.mounts.add(readonly, None)?;
+        let dev = self.mounts.add(readonly)?;
         let node = self.new_dir(&parent, dev, self.now());
         d.insert(&name, node);
         parent.nlink.fetch_add(1, Relaxed);
@@ -602,7 +601,3 @@ fn writable_file(f: &OpenFile) -> Result<&RwLock<FileData>> {
     }
 }
 
-#[allow(dead_code)]
-pub(crate) fn boxed(name: &[u8]) -> Box<[u8]> {
-    name.into()
-}

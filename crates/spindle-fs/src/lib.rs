@@ -19,7 +19,7 @@
 //! structs), `sync` (the lock and the platform wait), `stripes` (per-thread
 //! state without TLS), `dir_lock` (the directory lock: readers write only their stripe), `inode`, `file` (chunked contents), `dir`
 //! (entries and readdir cookies), `dir_index` (a directory's name hash table), `fd_table` (process-wide, per-slot locks, pinned preopens),
-//! `path` (confined resolution), `mount`, `backend` (the trait for non-memory storage), `fs`
+//! `path` (confined resolution), `mount`, `fs`
 //! (the `Fs` value, fd calls, **the lock order**), `path_ops` (path calls), `rename`, `tar`
 //! (snapshots), `check` (the invariant scanner used by tests and the fuzzer).
 //!
@@ -48,7 +48,6 @@
 //! - A preopen's description (and so its directory) is freed with the `Fs`, not when its fd is
 //!   closed (another thread's path call may still be using it without a reference count).
 //! - tar export stores mtimes in whole seconds (import reads pax fractions).
-//! - Non-memory backends are declared ([`backend::Backend`]) but not yet dispatched to.
 //!
 //! # Tests
 //! `cargo test -p spindle-fs --release` runs unit, sandbox, model (`SPINDLE_MODEL_CASES`), stress
@@ -63,7 +62,6 @@ extern crate alloc;
 #[cfg(any(test, feature = "shuttle"))]
 extern crate std;
 
-pub mod backend;
 mod check;
 mod dir;
 mod dir_index;

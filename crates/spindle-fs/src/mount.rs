@@ -1,4 +1,5 @@
-//! The mount table: which device ids exist, which are read-only, and which backend serves them.
+//! The mount table: which device ids exist and which are read-only. Every mount is a memory
+//! mount: the core's inode tree is its storage (other storage is future work, ARCHITECTURE.md).
 //!
 //! A mount is a directory of the one tree whose `dev` differs from its parent's; every node
 //! created below it inherits that `dev`. So crossing a mount needs no lookup at all, renames and
@@ -9,14 +10,10 @@
 //! The permission rule lives here, in ONE function ([`MountTable::check_access`]): callers
 //! compute the effective access mode first (O_TRUNC counts as write) and ask once.
 //!
-//! Thread rules: lock-free (atomics); the backend list is written only by `add`, which is
-//! serialized by the caller (`Fs::mount` holds the root directory's write lock).
+//! Thread rules: lock-free (atomics); `add` is serialized by the caller (`Fs::mount_memory`
+//! holds the parent directory's write lock).
 
-use crate::backend::Backend;
 use crate::errno::{Errno, Result};
-use crate::sync::Mutex;
-use alloc::sync::Arc;
-use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
 
 /// Most mounts a filesystem can hold.
@@ -25,9 +22,6 @@ pub(crate) const MAX_MOUNTS: usize = 64;
 pub(crate) struct MountTable {
     readonly: [AtomicBool; MAX_MOUNTS],
     count: AtomicU32,
-    /// Backends of non-memory mounts, by dev (None: the memory backend, i.e. the core's own
-    /// inode tree is the storage).
-    backends: Mutex<Vec<Option<Arc<dyn Backend>>>>,
 }
 
 impl MountTable {
@@ -35,18 +29,16 @@ impl MountTable {
         MountTable {
             readonly: [const { AtomicBool::new(false) }; MAX_MOUNTS],
             count: AtomicU32::new(1),
-            backends: Mutex::new(alloc::vec![None]),
         }
     }
 
     /// Registers a new device; returns its id.
-    pub(crate) fn add(&self, readonly: bool, backend: Option<Arc<dyn Backend>>) -> Result<u64> {
+    pub(crate) fn add(&self, readonly: bool) -> Result<u64> {
         let dev = self.count.load(Relaxed) as usize;
         if dev >= MAX_MOUNTS {
             return Err(Errno::Nospc);
         }
         self.readonly[dev].store(readonly, Relaxed);
-        self.backends.lock().push(backend);
         self.count.store(dev as u32 + 1, Relaxed);
         Ok(dev as u64)
     }
@@ -63,10 +55,5 @@ impl MountTable {
             return Err(Errno::Rofs);
         }
         Ok(())
-    }
-
-    #[allow(dead_code)]
-    pub(crate) fn backend(&self, dev: u64) -> Option<Arc<dyn Backend>> {
-        self.backends.lock().get(dev as usize).cloned().flatten()
     }
 }
