@@ -600,4 +600,3 @@ fn writable_file(f: &OpenFile) -> Result<&RwLock<FileData>> {
         None => Err(Errno::Inval),
     }
 }
-

@@ -10,8 +10,8 @@
 //! The permission rule lives here, in ONE function ([`MountTable::check_access`]): callers
 //! compute the effective access mode first (O_TRUNC counts as write) and ask once.
 //!
-//! Thread rules: lock-free (atomics); `add` is serialized by the caller (`Fs::mount_memory`
-//! holds the parent directory's write lock).
+//! Thread rules: lock-free (atomics). `add` may run on several threads at once (two mounts
+//! below different parents hold different directory locks).
 
 use crate::errno::{Errno, Result};
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering::Relaxed};
@@ -26,20 +26,17 @@ pub(crate) struct MountTable {
 
 impl MountTable {
     pub(crate) fn new() -> MountTable {
-        MountTable {
-            readonly: [const { AtomicBool::new(false) }; MAX_MOUNTS],
-            count: AtomicU32::new(1),
-        }
+        MountTable { readonly: [const { AtomicBool::new(false) }; MAX_MOUNTS], count: AtomicU32::new(1) }
     }
 
-    /// Registers a new device; returns its id.
+    /// Registers a new device; returns its id. The id is claimed with one read-modify-write,
+    /// because mounts below different parent directories run concurrently. Its `readonly`
+    /// flag is stored before any node of the device exists (the mount point is published
+    /// under its parent's write lock, which orders this store before every reader).
     pub(crate) fn add(&self, readonly: bool) -> Result<u64> {
-        let dev = self.count.load(Relaxed) as usize;
-        if dev >= MAX_MOUNTS {
-            return Err(Errno::Nospc);
-        }
+        let claim = |n: u32| ((n as usize) < MAX_MOUNTS).then_some(n + 1);
+        let dev = self.count.fetch_update(Relaxed, Relaxed, claim).map_err(|_| Errno::Nospc)? as usize;
         self.readonly[dev].store(readonly, Relaxed);
-        self.count.store(dev as u32 + 1, Relaxed);
         Ok(dev as u64)
     }
 

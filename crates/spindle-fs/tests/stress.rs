@@ -226,3 +226,24 @@ fn unlink_while_open_under_contention() {
     fs.check_invariants().unwrap();
     assert_eq!(fs.open_fds(), 1);
 }
+
+#[test]
+fn concurrent_mounts_get_distinct_devices() {
+    for _ in 0..50 * scale() {
+        let fs = Arc::new(Fs::new(|| 1));
+        let f2 = fs.clone();
+        // Each thread mounts below its own parent directory, so no directory lock serializes them.
+        threads(move |t| {
+            for m in 0..15 {
+                f2.mount_memory(format!("/p{t}/m{m}").as_bytes(), false).unwrap();
+            }
+        });
+        let mut devs = std::collections::HashSet::new();
+        for t in 0..T {
+            for m in 0..15 {
+                let fd = fs.preopen(format!("/p{t}/m{m}").as_bytes()).unwrap();
+                assert!(devs.insert(fs.fd_filestat_get(fd).unwrap().dev), "/p{t}/m{m} shares a device");
+            }
+        }
+    }
+}
