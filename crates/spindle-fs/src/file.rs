@@ -48,8 +48,8 @@ impl FileData {
         self.size
     }
 
-    /// Bytes held in memory (allocated chunks), for stat's `blocks`-like accounting and tests.
-    #[allow(dead_code)]
+    /// Bytes held in memory (allocated chunks), for the tests.
+    #[cfg(test)]
     pub(crate) fn allocated(&self) -> usize {
         self.head.capacity() + self.chunks.len() * CHUNK
     }

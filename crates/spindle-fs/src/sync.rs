@@ -241,7 +241,8 @@ pub fn set_can_wait(hook: fn() -> bool) {
     CAN_WAIT.store(hook as usize, Relaxed);
 }
 
-#[allow(dead_code)]
+/// Whether the calling thread may block (the hook's answer; true without a hook).
+#[cfg(not(feature = "shuttle"))]
 fn can_wait() -> bool {
     let h = CAN_WAIT.load(Relaxed);
     if h == 0 {
@@ -253,7 +254,7 @@ fn can_wait() -> bool {
 }
 
 /// A bounded backoff for threads that must not block: spins grow to a cap, never to a sleep.
-#[allow(dead_code)]
+#[cfg(not(feature = "shuttle"))]
 fn backoff_spin(word: &AtomicU32, expected: u32) {
     let mut n = 1u32;
     while word.load(Relaxed) == expected && n < 1 << 10 {
@@ -264,7 +265,25 @@ fn backoff_spin(word: &AtomicU32, expected: u32) {
     }
 }
 
-/// Sleeps while `*word == expected` (may return spuriously).
+/// Sleeps while `*word == expected` (may return spuriously): the platform's wait where it has
+/// one and the calling thread may block, else a bounded-backoff spin.
+#[cfg(not(feature = "shuttle"))]
+pub(crate) fn wait(word: &AtomicU32, expected: u32) {
+    // `CAN_BLOCK` first: a platform without a wait never asks the hook.
+    if platform::CAN_BLOCK && can_wait() {
+        platform::block(word, expected);
+    } else {
+        backoff_spin(word, expected);
+    }
+}
+
+/// Wakes every thread sleeping on `word`.
+#[cfg(not(feature = "shuttle"))]
+pub(crate) fn wake_all(word: &AtomicU32) {
+    platform::wake_all(word);
+}
+
+/// Under shuttle: a yield, so the checker schedules another thread.
 #[cfg(feature = "shuttle")]
 pub(crate) fn wait(_word: &AtomicU32, _expected: u32) {
     shuttle::thread::yield_now();
@@ -272,78 +291,85 @@ pub(crate) fn wait(_word: &AtomicU32, _expected: u32) {
 #[cfg(feature = "shuttle")]
 pub(crate) fn wake_all(_word: &AtomicU32) {}
 
+/// Linux natively: the futex syscall.
 #[cfg(all(not(feature = "shuttle"), target_os = "linux"))]
-pub(crate) fn wait(word: &AtomicU32, expected: u32) {
-    if !can_wait() {
-        return backoff_spin(word, expected);
+mod platform {
+    use core::sync::atomic::AtomicU32;
+
+    pub(super) const CAN_BLOCK: bool = true;
+
+    pub(super) fn block(word: &AtomicU32, expected: u32) {
+        // SAFETY: FUTEX_WAIT reads the aligned u32 behind `word`, which lives as long as the
+        // lock that owns it (we hold `&self`); a null timeout means "until woken or value
+        // changed".
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                word as *const AtomicU32,
+                libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
+                expected,
+                core::ptr::null::<libc::timespec>(),
+            );
+        }
     }
-    // SAFETY: FUTEX_WAIT reads the aligned u32 behind `word`, which lives as long as the lock
-    // that owns it (we hold `&self`); a null timeout means "until woken or value changed".
-    unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word as *const AtomicU32,
-            libc::FUTEX_WAIT | libc::FUTEX_PRIVATE_FLAG,
-            expected,
-            core::ptr::null::<libc::timespec>(),
-        );
-    }
-}
-#[cfg(all(not(feature = "shuttle"), target_os = "linux"))]
-pub(crate) fn wake_all(word: &AtomicU32) {
-    // SAFETY: FUTEX_WAKE only uses the address as a key.
-    unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word as *const AtomicU32,
-            libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
-            i32::MAX,
-        );
+
+    pub(super) fn wake_all(word: &AtomicU32) {
+        // SAFETY: FUTEX_WAKE only uses the address as a key.
+        unsafe {
+            libc::syscall(
+                libc::SYS_futex,
+                word as *const AtomicU32,
+                libc::FUTEX_WAKE | libc::FUTEX_PRIVATE_FLAG,
+                i32::MAX,
+            );
+        }
     }
 }
 
+/// wasm32 with atomics and the `wasm-wait` feature: `memory.atomic.wait32`/`notify`.
 #[cfg(all(
     not(feature = "shuttle"),
     target_arch = "wasm32",
     target_feature = "atomics",
     feature = "wasm-wait"
 ))]
-pub(crate) fn wait(word: &AtomicU32, expected: u32) {
-    if !can_wait() {
-        return backoff_spin(word, expected);
+mod platform {
+    use core::sync::atomic::AtomicU32;
+
+    pub(super) const CAN_BLOCK: bool = true;
+
+    pub(super) fn block(word: &AtomicU32, expected: u32) {
+        // SAFETY: `word` is an aligned i32 in linear memory for the duration of the call.
+        unsafe {
+            core::arch::wasm32::memory_atomic_wait32(word.as_ptr() as *mut i32, expected as i32, -1);
+        }
     }
-    // SAFETY: `word` is an aligned i32 in linear memory for the duration of the call.
-    unsafe {
-        core::arch::wasm32::memory_atomic_wait32(word.as_ptr() as *mut i32, expected as i32, -1);
-    }
-}
-#[cfg(all(
-    not(feature = "shuttle"),
-    target_arch = "wasm32",
-    target_feature = "atomics",
-    feature = "wasm-wait"
-))]
-pub(crate) fn wake_all(word: &AtomicU32) {
-    // SAFETY: notify only uses the address as a key.
-    unsafe {
-        core::arch::wasm32::memory_atomic_notify(word.as_ptr() as *mut i32, u32::MAX);
+
+    pub(super) fn wake_all(word: &AtomicU32) {
+        // SAFETY: notify only uses the address as a key.
+        unsafe {
+            core::arch::wasm32::memory_atomic_notify(word.as_ptr() as *mut i32, u32::MAX);
+        }
     }
 }
 
+/// Everything else (wasm32 without the feature, other OSes): no wait, so nobody sleeps and
+/// nobody needs waking.
 #[cfg(all(
     not(feature = "shuttle"),
     not(target_os = "linux"),
     not(all(target_arch = "wasm32", target_feature = "atomics", feature = "wasm-wait"))
 ))]
-pub(crate) fn wait(word: &AtomicU32, expected: u32) {
-    backoff_spin(word, expected);
+mod platform {
+    use core::sync::atomic::AtomicU32;
+
+    pub(super) const CAN_BLOCK: bool = false;
+
+    /// Never called (`CAN_BLOCK` is false).
+    pub(super) fn block(_word: &AtomicU32, _expected: u32) {}
+
+    pub(super) fn wake_all(_word: &AtomicU32) {}
 }
-#[cfg(all(
-    not(feature = "shuttle"),
-    not(target_os = "linux"),
-    not(all(target_arch = "wasm32", target_feature = "atomics", feature = "wasm-wait"))
-))]
-pub(crate) fn wake_all(_word: &AtomicU32) {}
 
 #[cfg(all(test, not(feature = "shuttle")))]
 mod tests {

@@ -289,12 +289,7 @@ impl Fs {
     fn import_into(&self, d: Fd, tar: &[u8]) -> Result<usize> {
         let mut pos = 0;
         let mut count = 0;
-        let (mut long_name, mut long_link, mut pax_size, mut pax_mtime): (
-            Option<Vec<u8>>,
-            Option<Vec<u8>>,
-            Option<u64>,
-            Option<u64>,
-        ) = (None, None, None, None);
+        let mut ext = Extended::default();
         loop {
             let b: &[u8; BLOCK] =
                 tar.get(pos..pos + BLOCK).ok_or(Errno::Inval)?.try_into().expect("block size");
@@ -304,7 +299,7 @@ impl Fs {
             if parse_octal(&b[148..156])? != checksum(b) {
                 return Err(Errno::Inval);
             }
-            let size = pax_size.take().unwrap_or(parse_octal(&b[124..136])?);
+            let size = ext.size.take().unwrap_or(parse_octal(&b[124..136])?);
             let start = pos + BLOCK;
             let end = start.checked_add(size as usize).ok_or(Errno::Inval)?;
             let data = tar.get(start..end).ok_or(Errno::Inval)?;
@@ -312,21 +307,21 @@ impl Fs {
             let kind = b[156];
             match kind {
                 b'x' => {
-                    parse_pax(data, &mut long_name, &mut long_link, &mut pax_size, &mut pax_mtime)?;
+                    parse_pax(data, &mut ext)?;
                     continue;
                 }
                 b'g' => continue,
                 b'L' => {
-                    long_name = Some(cstr(data).to_vec());
+                    ext.name = Some(cstr(data).to_vec());
                     continue;
                 }
                 b'K' => {
-                    long_link = Some(cstr(data).to_vec());
+                    ext.link = Some(cstr(data).to_vec());
                     continue;
                 }
                 _ => {}
             }
-            let name = match long_name.take() {
+            let name = match ext.name.take() {
                 Some(n) => n,
                 None => {
                     let mut n = Vec::new();
@@ -339,9 +334,9 @@ impl Fs {
                     n
                 }
             };
-            let link = long_link.take().unwrap_or_else(|| cstr(&b[157..257]).to_vec());
+            let link = ext.link.take().unwrap_or_else(|| cstr(&b[157..257]).to_vec());
             let mode = parse_octal(&b[100..108])? as u32 & 0o7777;
-            let mtime = pax_mtime.take().unwrap_or(parse_octal(&b[136..148])?.saturating_mul(NS));
+            let mtime = ext.mtime.take().unwrap_or(parse_octal(&b[136..148])?.saturating_mul(NS));
             let mut rel: &[u8] = &name;
             while let [b'/', rest @ ..] = rel {
                 rel = rest;
@@ -429,13 +424,16 @@ fn cstr(b: &[u8]) -> &[u8] {
     &b[..b.iter().position(|&x| x == 0).unwrap_or(b.len())]
 }
 
-fn parse_pax(
-    mut data: &[u8],
-    name: &mut Option<Vec<u8>>,
-    link: &mut Option<Vec<u8>>,
-    size: &mut Option<u64>,
-    mtime: &mut Option<u64>,
-) -> Result<()> {
+/// What extended headers (pax `x`, GNU `L`/`K`) set for the next entry, overriding its header.
+#[derive(Default)]
+struct Extended {
+    name: Option<Vec<u8>>,
+    link: Option<Vec<u8>>,
+    size: Option<u64>,
+    mtime: Option<u64>,
+}
+
+fn parse_pax(mut data: &[u8], ext: &mut Extended) -> Result<()> {
     while !data.is_empty() {
         let sp = data.iter().position(|&b| b == b' ').ok_or(Errno::Inval)?;
         let len = parse_decimal(&data[..sp])? as usize;
@@ -446,9 +444,9 @@ fn parse_pax(
         let eq = rec.iter().position(|&b| b == b'=').ok_or(Errno::Inval)?;
         let (k, v) = (&rec[..eq], &rec[eq + 1..]);
         match k {
-            b"path" => *name = Some(v.to_vec()),
-            b"linkpath" => *link = Some(v.to_vec()),
-            b"size" => *size = Some(parse_decimal(v)?),
+            b"path" => ext.name = Some(v.to_vec()),
+            b"linkpath" => ext.link = Some(v.to_vec()),
+            b"size" => ext.size = Some(parse_decimal(v)?),
             b"mtime" => {
                 let dot = v.iter().position(|&b| b == b'.').unwrap_or(v.len());
                 let secs = parse_decimal(&v[..dot])?;
@@ -457,7 +455,7 @@ fn parse_pax(
                 for i in 0..9 {
                     frac = frac * 10 + digits.get(i).map_or(0, |&c| c.wrapping_sub(b'0').min(9) as u64);
                 }
-                *mtime = Some(secs.saturating_mul(NS).saturating_add(frac));
+                ext.mtime = Some(secs.saturating_mul(NS).saturating_add(frac));
             }
             _ => {}
         }

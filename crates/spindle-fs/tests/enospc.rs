@@ -85,7 +85,11 @@ fn writes_stop_at_out_of_memory_and_the_fs_goes_on() {
     // A tar import that runs out of memory fails with ENOSPC instead of keeping a short file.
     limit(-1);
     let mut tar = Vec::new();
-    fs.tar_export(root, b"big", &mut |b| Ok(tar.extend_from_slice(b))).unwrap();
+    fs.tar_export(root, b"big", &mut |b| {
+        tar.extend_from_slice(b);
+        Ok(())
+    })
+    .unwrap();
     let dest = fs.preopen(b"/dest").unwrap();
     limit(1);
     assert_eq!(fs.tar_import(dest, b".", &tar), Err(Errno::Nospc));
