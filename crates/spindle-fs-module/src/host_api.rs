@@ -7,11 +7,7 @@ extern crate alloc;
 use alloc::vec::Vec;
 use spindle_fs::{Errno, Fd};
 use spindle_wasi_fs::mem::{bytes, check, put_u32};
-use spindle_wasi_fs::{errno, fs};
-
-fn ret(r: Result<(), Errno>) -> i32 {
-    r.map_or_else(errno, |()| 0)
-}
+use spindle_wasi_fs::{fs, ret};
 
 /// Mounts an empty memory directory at the guest path `[path, path+len)` (absolute, e.g.
 /// "/tmp"; `readonly` != 0: every write is EROFS) and preopens it; the preopen's fd goes to
@@ -66,7 +62,7 @@ pub unsafe extern "C" fn spindle_fs_mount_opfs(
 #[cfg(feature = "opfs")]
 #[no_mangle]
 pub extern "C" fn spindle_fs_opfs_flush() {
-    spindle_wasi_fs::opfs_flush_open();
+    spindle_wasi_fs::opfs_flush_open(fs());
 }
 
 /// The idle write-back scan, to be called every `spindle_fs_opfs_idle_tick_ms()` milliseconds
@@ -75,7 +71,7 @@ pub extern "C" fn spindle_fs_opfs_flush() {
 #[cfg(feature = "opfs")]
 #[no_mangle]
 pub extern "C" fn spindle_fs_opfs_flush_idle() {
-    spindle_wasi_fs::opfs_flush_idle();
+    spindle_wasi_fs::opfs_flush_idle(fs());
 }
 
 /// The period of `spindle_fs_opfs_flush_idle`, in milliseconds.

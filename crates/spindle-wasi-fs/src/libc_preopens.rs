@@ -53,6 +53,7 @@ use alloc::vec::Vec;
 use core::ffi::{c_char, CStr};
 use core::ptr;
 use core::sync::atomic::{AtomicBool, AtomicPtr, Ordering::*};
+use spindle_fs::Errno;
 
 /// One preopen: the wasi fd and its prefix (normalised, NUL-terminated).
 struct Preopen {
@@ -75,12 +76,10 @@ static POPULATED: AtomicBool = AtomicBool::new(false);
 /// Held by every writer of `HEAD` / `POPULATED`.
 static WRITER: SpinLock = SpinLock::new();
 
+/// The exit code wasi-libc exits with when the host's preopens cannot be read (sysexits.h).
 const EX_OSERR: i32 = 71;
-const EINVAL: i32 = 28;
-const ENOENT: i32 = 44;
-const ENOMEM: i32 = 48;
-const ERANGE: i32 = 68;
-const WASI_EBADF: i32 = 8;
+/// A host's `fd_prestat_get` answer past the last preopen.
+const EBADF: i32 = Errno::Badf.raw() as i32;
 
 extern "C" {
     fn __errno_location() -> *mut i32;
@@ -114,9 +113,10 @@ pub(crate) mod linked {
     }
 }
 
-fn set_errno(e: i32) {
+/// Sets wasi-libc's `errno` (its values are WASI's).
+fn set_errno(e: Errno) {
     // SAFETY: wasi-libc's errno of the calling thread.
-    unsafe { *__errno_location() = e };
+    unsafe { *__errno_location() = e.raw() as i32 };
 }
 
 /// Strips leading `/` and `./`, and a whole `.` (wasi-libc's `strip_prefixes`).
@@ -148,7 +148,7 @@ pub(crate) fn host_preopens() -> Result<Vec<(i32, Vec<u8>)>, i32> {
         // SAFETY: 8-byte out-pointer for a prestat.
         match unsafe { host::fd_prestat_get(fd, pre.as_mut_ptr() as i32) } {
             0 => {}
-            WASI_EBADF => break,
+            EBADF => break,
             _ => return Err(EX_OSERR),
         }
         if pre[0] & 0xff != 0 {
@@ -198,7 +198,7 @@ fn populate() {
 #[cfg_attr(feature = "weak-preopens", linkage = "weak")]
 pub unsafe extern "C" fn __wasilibc_register_preopened_fd(fd: i32, prefix: *const c_char) -> i32 {
     if prefix.is_null() {
-        set_errno(EINVAL);
+        set_errno(Errno::Inval);
         return -1;
     }
     // SAFETY: NUL-terminated per the contract.
@@ -272,7 +272,7 @@ pub unsafe extern "C" fn __wasilibc_find_abspath(
     let skip = full.iter().take_while(|&&c| c == b'/').count();
     let path = &full[skip..];
     let Some(pre) = lookup(path) else {
-        set_errno(ENOENT);
+        set_errno(Errno::Noent);
         return -1;
     };
     // The whole prefix is skipped, trailing `/` included (a prefix `a/` matches the path `a`,
@@ -347,12 +347,12 @@ pub unsafe extern "C" fn __wasilibc_find_relpath_alloc(
     unsafe {
         if *relative_buf_len < rel.len() {
             if can_realloc == 0 {
-                set_errno(ERANGE);
+                set_errno(Errno::Range);
                 return -1;
             }
             let grown = realloc(*relative_buf as *mut u8, rel.len()) as *mut c_char;
             if grown.is_null() {
-                set_errno(ENOMEM);
+                set_errno(Errno::Nomem);
                 return -1;
             }
             *relative_buf = grown;

@@ -14,12 +14,13 @@
 //!   `fd_datasync` (any fd of a regular file) queues one and WAITS (Atomics.wait, in the
 //!   calling thread's worker) until the I/O worker has flushed it: that is the durability point.
 //! - **Exit flush** ([`flush_open`]): at a normal exit every file still open through an fd that
-//!   could change it is queued like a close (in-program: wasi-libc's `atexit`, registered at the
-//!   first mount; module build: the runtime calls the export on the exiting thread).
+//!   could change it is queued like a close (in-program: wasi-libc's `atexit`, registered by
+//!   the start-up constructor when a start-up mount is an OPFS mount, `opfs_tasks.rs`; module
+//!   build: the runtime calls the export on the exiting thread).
 //! - **Idle write-back** ([`flush_idle`], every [`IDLE_TICK_MS`]): each such file that changed
 //!   since its last snapshot (its mtime differs from the one the snapshot recorded) and then
-//!   stayed unchanged for a whole tick is queued (in-program: the thread in `idle`; module
-//!   build: the runtime's idle worker, runtime/src/fs/opfs-idle-worker.ts).
+//!   stayed unchanged for a whole tick is queued (in-program: the thread in `opfs_tasks.rs`;
+//!   module build: the runtime's idle worker, runtime/src/fs/opfs-idle-worker.ts).
 //! - **Namespace**: mkdir, unlink, rmdir and rename are mirrored, in the order they happened
 //!   here (the change and its queueing happen under one lock). Links and symlinks do not exist
 //!   in OPFS: `path_link`/`path_symlink` on an OPFS mount answer ENOTSUP.
@@ -45,7 +46,11 @@
 //! **Cost for memory mounts**: one relaxed atomic load ([`active`]) in open, close, sync,
 //! renumber and the namespace calls; data calls (read, write, seek, stat) have no hook at all.
 //! No exit handler and no idle thread exist until an OPFS mount (a writable open on one) does.
-//! Without the `opfs` feature [`active`] is the constant `false` and the module imports nothing.
+//! Without the `opfs` feature [`active`] is the constant `false`, the module imports nothing
+//! and the exit flush and idle scan do not exist.
+//!
+//! The hooks are given the [`Fs`] by their callers; the work that runs outside any fs call
+//! (the in-program exit flush and idle thread) is in `opfs_tasks.rs`.
 //!
 //! **Side table**: fd -> (mount, path below the mount root, write-back?) for every fd on an OPFS
 //! mount, including the mount's preopen (path ""). Paths are canonical (no `.`, `..` or
@@ -53,16 +58,13 @@
 //!
 //! Thread rules: ONE spin lock (`LOCK`) guards the table and is held across "change the tree +
 //! queue the mirror" and "snapshot + queue" (close, fsync, exit and idle scans alike), so the
-//! I/O worker sees the operations in the order the tree saw them. Lock order: this lock, then spindle-fs's locks; spindle-fs never calls
-//! back. Waiting for the I/O worker (fsync) happens after the lock is released.
-
-// The module build has no start-up mounts: its host loads the directory and calls `mount_loaded`.
-#![cfg_attr(spindle_fs_module, allow(dead_code))]
+//! I/O worker sees the operations in the order the tree saw them. Lock order: this lock, then
+//! spindle-fs's locks; spindle-fs never calls back. Waiting for the I/O worker (fsync) happens
+//! after the lock is released.
 
 use crate::opfs_host as host;
 use crate::opfs_path::join;
-#[cfg(not(spindle_fs_module))]
-pub(crate) use crate::opfs_path::parse_spec;
+use crate::spin::SpinLock;
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::cell::{Cell, UnsafeCell};
@@ -88,9 +90,21 @@ struct Node {
     /// Idle write-back (write-back fds only): the file's mtime when its last snapshot was
     /// taken (`NEVER`: none since this fd was opened) and at the last idle scan.
     seen: Cell<u64>,
-    // Read only by `flush_idle`, which nothing calls without the `opfs` feature.
-    #[cfg_attr(not(feature = "opfs"), allow(dead_code))]
+    #[cfg(feature = "opfs")]
     observed: Cell<u64>,
+}
+
+impl Node {
+    fn new(mount: u32, path: Vec<u8>, write_back: bool) -> Node {
+        Node {
+            mount,
+            path,
+            write_back,
+            seen: Cell::new(NEVER),
+            #[cfg(feature = "opfs")]
+            observed: Cell::new(NEVER),
+        }
+    }
 }
 
 /// No snapshot yet (no real mtime is `u64::MAX`).
@@ -100,25 +114,25 @@ struct Table {
     fds: BTreeMap<Fd, Node>,
 }
 
-struct Locked(AtomicBool, UnsafeCell<Table>);
-// SAFETY: the table is only reached through `with`, which holds the spin lock.
+struct Locked(UnsafeCell<Table>);
+// SAFETY: the table is only reached through `with`, which holds `LOCK`.
 unsafe impl Sync for Locked {}
-static TABLE: Locked = Locked(AtomicBool::new(false), UnsafeCell::new(Table { fds: BTreeMap::new() }));
+static TABLE: Locked = Locked(UnsafeCell::new(Table { fds: BTreeMap::new() }));
+static LOCK: SpinLock = SpinLock::new();
 
 /// Runs `f` with the table locked.
 fn with<R>(f: impl FnOnce(&mut Table) -> R) -> R {
-    while TABLE.0.compare_exchange_weak(false, true, Acquire, Relaxed).is_err() {
-        core::hint::spin_loop();
-    }
+    LOCK.lock();
     // SAFETY: we hold the lock; `f` cannot re-enter `with` (nothing it calls does).
-    let r = f(unsafe { &mut *TABLE.1.get() });
-    TABLE.0.store(false, Release);
+    let r = f(unsafe { &mut *TABLE.0.get() });
+    LOCK.unlock();
     r
 }
 
 /// Mounts the OPFS directory `opfs_dir` ("" = the OPFS root; "a/b" = a subdirectory, created if
 /// missing) at `guest_path`: a memory mount filled with the directory's current contents and
 /// mirrored back from now on. Returns the mount's preopen fd (spindle-fs's number).
+#[cfg(not(spindle_fs_module))]
 pub(crate) fn mount(fs: &Fs, guest_path: &[u8], opfs_dir: &[u8]) -> Result<Fd, Errno> {
     let (mount, tar) = host::load(opfs_dir)?;
     mount_loaded(fs, guest_path, mount, &tar)
@@ -133,21 +147,8 @@ pub fn mount_loaded(fs: &Fs, guest_path: &[u8], mount: u32, tar: &[u8]) -> Resul
     if tar.iter().any(|&b| b != 0) {
         fs.tar_import(root, b".", tar)?;
     }
-    with(|t| {
-        t.fds.insert(
-            root,
-            Node {
-                mount,
-                path: Vec::new(),
-                write_back: false,
-                seen: Cell::new(NEVER),
-                observed: Cell::new(NEVER),
-            },
-        )
-    });
-    if !ACTIVE.swap(true, AcqRel) {
-        at_exit::register();
-    }
+    with(|t| t.fds.insert(root, Node::new(mount, Vec::new(), false)));
+    ACTIVE.store(true, Release);
     Ok(root)
 }
 
@@ -158,26 +159,26 @@ pub fn mount_loaded(fs: &Fs, guest_path: &[u8], mount: u32, tar: &[u8]) -> Resul
 /// exit). Takes only the spin lock and spindle-fs's locks (no Atomics wait on the I/O worker),
 /// which threads still running release. Errors are printed by the I/O worker; nobody is left
 /// to return them to.
-#[cfg_attr(not(feature = "opfs"), allow(dead_code))]
-pub fn flush_open() {
+#[cfg(feature = "opfs")]
+pub fn flush_open(fs: &Fs) {
     if active() {
-        with(|t| flush_where(t, |_, _| true));
+        with(|t| flush_where(fs, t, |_, _| true));
     }
 }
 
-/// Idle write-back, called every [`IDLE_TICK_MS`] (in-program: the thread in `idle`; module
-/// build: the runtime's idle worker through its export): queues a write-back of every file
+/// Idle write-back, called every [`IDLE_TICK_MS`] (in-program: the thread in `opfs_tasks.rs`;
+/// module build: the runtime's idle worker through its export): queues a write-back of every file
 /// open for writing on an OPFS mount that changed since its last snapshot and then stayed
 /// unchanged for a whole tick, so it reaches OPFS 1 to 2 ticks after its last write. "Changed"
 /// is the file's mtime, which spindle-fs stamps from the clock at the first stat after a write
 /// (this scan's own stat included); a write within the clock's resolution of the snapshot's
 /// stamp goes unseen here (close, fsync and exit still write it back).
-#[cfg_attr(not(feature = "opfs"), allow(dead_code))]
-pub fn flush_idle() {
+#[cfg(feature = "opfs")]
+pub fn flush_idle(fs: &Fs) {
     if active() {
         with(|t| {
-            flush_where(t, |fd, n| {
-                let Ok(st) = crate::state::fs().fd_filestat_get(fd) else {
+            flush_where(fs, t, |fd, n| {
+                let Ok(st) = fs.fd_filestat_get(fd) else {
                     return false;
                 };
                 let idle = st.mtim == n.observed.get();
@@ -189,19 +190,20 @@ pub fn flush_idle() {
 }
 
 /// The milliseconds between two idle scans ([`flush_idle`]).
-#[cfg_attr(not(feature = "opfs"), allow(dead_code))]
+#[cfg(feature = "opfs")]
 pub const IDLE_TICK_MS: u32 = 100;
 
 /// Queues a write-back of each file open for writing whose fd passes `due` (once per file),
 /// under the lock.
-fn flush_where(t: &Table, mut due: impl FnMut(Fd, &Node) -> bool) {
+#[cfg(feature = "opfs")]
+fn flush_where(fs: &Fs, t: &Table, mut due: impl FnMut(Fd, &Node) -> bool) {
     let mut done: Vec<(u32, &[u8])> = Vec::new();
     for (&fd, node) in t.fds.iter().filter(|(_, n)| n.write_back) {
         let key = (node.mount, node.path.as_slice());
         if done.contains(&key) || !due(fd, node) {
             continue;
         }
-        let _ = queue_snapshot(fd, node);
+        let _ = queue_snapshot(fs, t, fd, node);
         let seen = node.seen.get();
         for n in t.fds.values().filter(|n| (n.mount, n.path.as_slice()) == key) {
             n.seen.set(seen);
@@ -210,94 +212,18 @@ fn flush_where(t: &Table, mut due: impl FnMut(Fd, &Node) -> bool) {
     }
 }
 
-/// In-program FS: [`flush_open`] registered with wasi-libc's `atexit`, which runs on `exit()`
-/// and when `main` returns (`__wasm_call_dtors` in `_start`). `proc_exit` called directly and
-/// traps skip it: crash semantics.
-#[cfg(all(feature = "opfs", not(spindle_fs_module)))]
-mod at_exit {
-    extern "C" {
-        fn atexit(f: extern "C" fn()) -> i32;
-    }
-
-    extern "C" fn flush() {
-        super::flush_open();
-    }
-
-    pub(super) fn register() {
-        // SAFETY: `flush` is a plain C-ABI function that lives for the whole program.
-        unsafe { atexit(flush) };
-    }
-}
-
-/// Without the in-program OPFS build nothing is registered (the module's host calls
-/// [`flush_open`] through its export).
-#[cfg(not(all(feature = "opfs", not(spindle_fs_module))))]
-mod at_exit {
-    pub(super) fn register() {}
-}
-
-/// In-program FS: the idle write-back thread, started (once) when the first fd that can change
-/// a file on an OPFS mount is opened; it sleeps [`IDLE_TICK_MS`] (usleep: the host's clock
-/// wait, on its own worker) and scans. If no thread can be started (the pool is full), there
-/// is no idle write-back; close, fsync and exit still write back. `main` returning or `exit`
-/// ends it with the program.
-#[cfg(all(feature = "opfs", not(spindle_fs_module)))]
-mod idle {
-    use core::sync::atomic::{AtomicBool, Ordering::Relaxed};
-
-    extern "C" {
-        fn pthread_create(
-            t: *mut usize,
-            attr: *const u8,
-            f: extern "C" fn(*mut u8) -> *mut u8,
-            arg: *mut u8,
-        ) -> i32;
-        fn pthread_detach(t: usize) -> i32;
-        fn usleep(us: u32) -> i32;
-    }
-
-    static STARTED: AtomicBool = AtomicBool::new(false);
-
-    extern "C" fn run(_: *mut u8) -> *mut u8 {
-        loop {
-            // SAFETY: usleep has no preconditions.
-            unsafe { usleep(super::IDLE_TICK_MS * 1000) };
-            super::flush_idle();
-        }
-    }
-
-    pub(super) fn start() {
-        if STARTED.load(Relaxed) || STARTED.swap(true, Relaxed) {
-            return;
-        }
-        let mut t = 0usize;
-        // SAFETY: `t` is a valid out-pointer; null attributes are the defaults; `run` takes
-        // no argument and never returns.
-        if unsafe { pthread_create(&mut t, core::ptr::null(), run, core::ptr::null_mut()) } == 0 {
-            // SAFETY: `t` is the thread just created, detached once.
-            unsafe { pthread_detach(t) };
-        }
-    }
-}
-
-/// The module build has no thread of its own: the runtime calls [`flush_idle`] on a timer.
-#[cfg(not(all(feature = "opfs", not(spindle_fs_module))))]
-mod idle {
-    pub(super) fn start() {}
-}
-
-/// After a successful `path_open` of `path` (relative to `dir`) that gave `fd`.
+/// After a successful `path_open` of `path` (relative to `dir`) that gave `fd`. True if `fd`
+/// is on an OPFS mount and could change its file (it is written back: in-program, the idle
+/// write-back thread should run).
 #[inline]
-pub(crate) fn opened(dir: Fd, path: &[u8], oflags: u16, base: u64, fd: Fd) {
-    if active() {
-        opened_slow(dir, path, oflags, base, fd);
-    }
+pub(crate) fn opened(dir: Fd, path: &[u8], oflags: u16, base: u64, fd: Fd) -> bool {
+    active() && opened_slow(dir, path, oflags, base, fd)
 }
 
 #[cold]
 #[inline(never)]
-fn opened_slow(dir: Fd, path: &[u8], of: u16, base: u64, fd: Fd) {
-    let write_back = with(|t| {
+fn opened_slow(dir: Fd, path: &[u8], of: u16, base: u64, fd: Fd) -> bool {
+    with(|t| {
         let Some(d) = t.fds.get(&dir) else {
             return false;
         };
@@ -306,32 +232,27 @@ fn opened_slow(dir: Fd, path: &[u8], of: u16, base: u64, fd: Fd) {
         };
         let changes = of & (oflags::CREAT | oflags::TRUNC) != 0 || base & rights::WRITE_MODE != 0;
         let write_back = changes && of & oflags::DIRECTORY == 0;
-        let node =
-            Node { mount: d.mount, path, write_back, seen: Cell::new(NEVER), observed: Cell::new(NEVER) };
-        t.fds.insert(fd, node);
+        t.fds.insert(fd, Node::new(d.mount, path, write_back));
         write_back
-    });
-    if write_back {
-        idle::start();
-    }
+    })
 }
 
 /// `fd_close` through `close`: queues the write-back first (the fd is still open for the
 /// snapshot), then closes; a deferred write-back error of the file is returned after the close.
 #[inline]
-pub(crate) fn close(fd: Fd, close: impl FnOnce() -> Result<(), Errno>) -> Result<(), Errno> {
+pub(crate) fn close(fs: &Fs, fd: Fd, close: impl FnOnce() -> Result<(), Errno>) -> Result<(), Errno> {
     if !active() {
         return close();
     }
-    close_slow(fd, close)
+    close_slow(fs, fd, close)
 }
 
 #[cold]
 #[inline(never)]
-fn close_slow(fd: Fd, close: impl FnOnce() -> Result<(), Errno>) -> Result<(), Errno> {
+fn close_slow(fs: &Fs, fd: Fd, close: impl FnOnce() -> Result<(), Errno>) -> Result<(), Errno> {
     let queued = with(|t| {
         let node = t.fds.get(&fd)?;
-        let r = if node.write_back { queue_snapshot(fd, node) } else { Ok(0) };
+        let r = if node.write_back { queue_snapshot(fs, t, fd, node) } else { Ok(0) };
         Some((node.mount, node.path.clone(), r))
     });
     close()?;
@@ -346,21 +267,21 @@ fn close_slow(fd: Fd, close: impl FnOnce() -> Result<(), Errno>) -> Result<(), E
 /// `fd_sync`/`fd_datasync` through `sync`: then, on an OPFS mount, a write-back of the whole
 /// file (a directory: of every change queued before) that this thread waits for.
 #[inline]
-pub(crate) fn sync(fd: Fd, sync: impl FnOnce() -> Result<(), Errno>) -> Result<(), Errno> {
+pub(crate) fn sync(fs: &Fs, fd: Fd, sync: impl FnOnce() -> Result<(), Errno>) -> Result<(), Errno> {
     sync()?;
     if !active() {
         return Ok(());
     }
-    sync_slow(fd)
+    sync_slow(fs, fd)
 }
 
 #[cold]
 #[inline(never)]
-fn sync_slow(fd: Fd) -> Result<(), Errno> {
+fn sync_slow(fs: &Fs, fd: Fd) -> Result<(), Errno> {
     let queued = with(|t| {
         let node = t.fds.get(&fd)?;
-        let seq = match is_file(fd) {
-            true => queue_snapshot(fd, node),
+        let seq = match is_file(fs, fd) {
+            true => queue_snapshot(fs, t, fd, node),
             false => host::namespace(node.mount, Op::Barrier, b"", b""),
         };
         Some((node.mount, node.path.clone(), seq))
@@ -374,13 +295,18 @@ fn sync_slow(fd: Fd) -> Result<(), Errno> {
 /// `fd_renumber(from, to)` through `renumber`: `to`'s file is written back as by a close, and
 /// `from`'s entry moves to `to`.
 #[inline]
-pub(crate) fn renumber(from: Fd, to: Fd, renumber: impl FnOnce() -> Result<(), Errno>) -> Result<(), Errno> {
+pub(crate) fn renumber(
+    fs: &Fs,
+    from: Fd,
+    to: Fd,
+    renumber: impl FnOnce() -> Result<(), Errno>,
+) -> Result<(), Errno> {
     if !active() {
         return renumber();
     }
     with(|t| {
         if let Some(node) = t.fds.get(&to).filter(|n| n.write_back) {
-            let _ = queue_snapshot(to, node);
+            let _ = queue_snapshot(fs, t, to, node);
         }
         renumber()?;
         t.fds.remove(&to);
@@ -458,17 +384,16 @@ fn rename_paths(t: &mut Table, mount: u32, a: &[u8], b: &[u8]) {
 }
 
 /// Is `fd` a regular file?
-fn is_file(fd: Fd) -> bool {
-    crate::state::fs().fd_filestat_get(fd).is_ok_and(|s| s.filetype == FileType::RegularFile)
+fn is_file(fs: &Fs, fd: Fd) -> bool {
+    fs.fd_filestat_get(fd).is_ok_and(|s| s.filetype == FileType::RegularFile)
 }
 
 /// Queues a write-back of the file open as `fd` (under the lock). The bytes are read through
 /// a second fd opened by path, so a write-only fd works too; if the path no longer names the
 /// fd's file (unlinked or replaced), there is nothing to write back. Returns the sequence
 /// number to wait for (0: nothing queued).
-fn queue_snapshot(fd: Fd, node: &Node) -> Result<u32, Errno> {
-    let fs = crate::state::fs();
-    let Some(bytes) = snapshot(fs, fd, node)? else {
+fn queue_snapshot(fs: &Fs, t: &Table, fd: Fd, node: &Node) -> Result<u32, Errno> {
+    let Some(bytes) = snapshot(fs, t, fd, node)? else {
         return Ok(0);
     };
     host::write_back(node.mount, &node.path, &bytes)
@@ -476,13 +401,13 @@ fn queue_snapshot(fd: Fd, node: &Node) -> Result<u32, Errno> {
 
 /// The file's bytes; records its mtime (stamped by this stat, taken before the bytes are read,
 /// so a later write shows as a later mtime) in `node.seen`.
-fn snapshot(fs: &Fs, fd: Fd, node: &Node) -> Result<Option<Vec<u8>>, Errno> {
+fn snapshot(fs: &Fs, t: &Table, fd: Fd, node: &Node) -> Result<Option<Vec<u8>>, Errno> {
     let st = fs.fd_filestat_get(fd)?;
     if st.filetype != FileType::RegularFile {
         return Ok(None);
     }
     node.seen.set(st.mtim);
-    let root = root_of(node.mount).ok_or(Errno::Badf)?;
+    let root = root_of(t, node.mount).ok_or(Errno::Badf)?;
     let need = rights::FD_READ | rights::FD_FILESTAT_GET;
     let Ok(r) = fs.path_open(root, 0, &node.path, 0, need, 0, 0) else {
         return Ok(None);
@@ -512,8 +437,6 @@ fn read_all(fs: &Fs, r: Fd, ino: u64) -> Result<Option<Vec<u8>>, Errno> {
 }
 
 /// The preopen fd of `mount` (the one entry with an empty path).
-fn root_of(mount: u32) -> Option<Fd> {
-    // SAFETY: called under the lock (from `queue_snapshot`).
-    let t = unsafe { &*TABLE.1.get() };
+fn root_of(t: &Table, mount: u32) -> Option<Fd> {
     t.fds.iter().find(|(_, n)| n.mount == mount && n.path.is_empty()).map(|(&fd, _)| fd)
 }

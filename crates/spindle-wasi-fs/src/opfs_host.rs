@@ -18,10 +18,6 @@
 //!   then returns (and clears) the deferred error of `path` (0 if none).
 //! - `take_error(mount, path, path_len) -> errno`: the same without waiting.
 
-// The module build never loads (its host loads the directory itself); only the hooks are used.
-#![cfg_attr(spindle_fs_module, allow(dead_code))]
-
-use alloc::vec::Vec;
 use spindle_fs::Errno;
 
 /// Namespace operations mirrored to OPFS (the values are the channel's, opfs-channel.ts).
@@ -42,7 +38,9 @@ pub(crate) enum Op {
 mod imports {
     #[link(wasm_import_module = "spindle_opfs")]
     extern "C" {
+        #[cfg(not(spindle_fs_module))]
         pub fn load(dir: i32, dir_len: i32, out: i32) -> i32;
+        #[cfg(not(spindle_fs_module))]
         pub fn load_copy(mount: i32, buf: i32, len: i32) -> i32;
         pub fn write_back(mount: i32, path: i32, path_len: i32, data: i32, data_len: i32) -> i32;
         pub fn namespace(mount: i32, op: i32, a: i32, a_len: i32, b: i32, b_len: i32) -> i32;
@@ -51,14 +49,17 @@ mod imports {
     }
 }
 
-/// Without the feature: the same calls, answering ENOTSUP (never reached: `active()` is false).
+/// Without the feature: the same calls, answering ENOTSUP (only `load` is reached, from a
+/// start-up `opfs:` mount, which then fails; the hooks never call: `active()` is false).
 #[cfg(not(feature = "opfs"))]
-#[allow(clippy::missing_safety_doc)]
+#[allow(clippy::missing_safety_doc)] // stand-ins with the imports' signatures
 mod imports {
-    const NOTSUP: i32 = 58;
+    const NOTSUP: i32 = spindle_fs::Errno::Notsup.raw() as i32;
+    #[cfg(not(spindle_fs_module))]
     pub unsafe fn load(_: i32, _: i32, _: i32) -> i32 {
         NOTSUP
     }
+    #[cfg(not(spindle_fs_module))]
     pub unsafe fn load_copy(_: i32, _: i32, _: i32) -> i32 {
         NOTSUP
     }
@@ -97,8 +98,10 @@ fn seq(r: i32) -> Result<u32, Errno> {
     }
 }
 
-/// Loads OPFS directory `dir`: (mount id, its contents as a tar stream).
-pub(crate) fn load(dir: &[u8]) -> Result<(u32, Vec<u8>), Errno> {
+/// Loads OPFS directory `dir`: (mount id, its contents as a tar stream). The module build's
+/// host loads directories itself.
+#[cfg(not(spindle_fs_module))]
+pub(crate) fn load(dir: &[u8]) -> Result<(u32, alloc::vec::Vec<u8>), Errno> {
     let mut out = [0u32; 2];
     // SAFETY: `dir` and `out` are valid for the call; the host writes 8 bytes at `out`.
     check(unsafe { imports::load(dir.as_ptr() as i32, dir.len() as i32, out.as_mut_ptr() as i32) })?;

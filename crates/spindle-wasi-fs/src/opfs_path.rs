@@ -1,13 +1,12 @@
-//! Paths on OPFS mounts (pure functions, compiled everywhere so they are unit-tested natively):
-//! the `SPINDLE_FS_MOUNTS` entry syntax and the canonical form of a path below a mount root.
-
-// Only the wasm32 build uses them; natively they are compiled for their unit tests.
-#![cfg_attr(any(not(target_arch = "wasm32"), spindle_fs_module), allow(dead_code))]
+//! Paths on OPFS mounts (pure functions, also compiled natively for their unit tests): the
+//! `SPINDLE_FS_MOUNTS` entry syntax and the canonical form of a path below a mount root.
 
 use alloc::vec::Vec;
 
 /// Splits a `SPINDLE_FS_MOUNTS` entry `GUEST=opfs:DIR` into (GUEST, Some(DIR)); anything else
-/// is a plain memory mount (entry, None). `opfs:` alone is the OPFS root.
+/// is a plain memory mount (entry, None). `opfs:` alone is the OPFS root. (The module build
+/// has no start-up mounts.)
+#[cfg(any(test, not(spindle_fs_module)))]
 pub(crate) fn parse_spec(entry: &[u8]) -> (&[u8], Option<&[u8]>) {
     match entry.iter().position(|&c| c == b'=') {
         Some(i) => match entry[i + 1..].strip_prefix(b"opfs:") {

@@ -8,7 +8,7 @@
 //! fd u32 @16, timeout u64 @24, precision u64 @32, flags u16 @40); `event` is 32 bytes
 //! (userdata u64 @0, error u16 @8, type u8 @10, nbytes u64 @16, flags u16 @24).
 
-use crate::fd_calls::ret;
+use crate::errno::{errno, ret};
 use crate::fds::{route, Route};
 use crate::host;
 use crate::mem::{self, put_u32};
@@ -42,7 +42,7 @@ fn spindle_event(userdata: &[u8], tag: u8, f: spindle_fs::Fd) -> [u8; EVENT] {
     e[0..8].copy_from_slice(userdata);
     e[10] = tag;
     match fs().fd_filestat_get(f) {
-        Err(err) => e[8..10].copy_from_slice(&(crate::fd_calls::errno(err) as u16).to_le_bytes()),
+        Err(err) => e[8..10].copy_from_slice(&(errno(err) as u16).to_le_bytes()),
         Ok(st) => {
             let nbytes =
                 if tag == TAG_FD_READ { st.size.saturating_sub(fs().fd_tell(f).unwrap_or(0)) } else { 0 };
@@ -64,11 +64,11 @@ pub unsafe extern "C" fn __imported_wasi_snapshot_preview1_poll_oneoff(
     out: i32,
 ) -> i32 {
     let Some(len) = (n as u32 as usize).checked_mul(SUB) else {
-        return crate::fd_calls::errno(Errno::Fault);
+        return errno(Errno::Fault);
     };
     // SAFETY: the program lends the subscriptions for the call.
     let Ok(sub_bytes) = (unsafe { mem::bytes(subs, len as i32) }) else {
-        return crate::fd_calls::errno(Errno::Fault);
+        return errno(Errno::Fault);
     };
     if !sub_bytes.chunks_exact(SUB).any(|s| spindle_fd(s).is_some()) {
         // SAFETY: forwarded verbatim.

@@ -1,5 +1,5 @@
-//! Interposition build only: the memory mounts a program starts with, and how wasi-libc learns
-//! about them.
+//! Interposition build only: the memory mounts a program starts with, and how the preopen
+//! table learns about spindle's preopens.
 //!
 //! **Start-up mounts** (`mount_initial`, run once by `state.rs` while the `Fs` is created):
 //! 1. reads `SPINDLE_FS_MOUNTS` with the host's real `environ_get` (comma-separated guest
@@ -19,16 +19,20 @@
 //! explicit mount shadow a host directory. `fd_prestat_get(FD_BASE + n)` also answers for them,
 //! for code that probes fds itself.
 //!
+//! The constructor that registers them, and the run-time mount API, are in `api.rs`.
+//!
 //! Thread rules: the list of preopens to register is behind a spindle-fs-independent spin lock
 //! (it is touched only at start-up and by `spindle_fs_mount`).
 
+use crate::errno::errno;
 use crate::fds::guest;
 use crate::host;
+use crate::libc_preopens;
+use crate::opfs;
+use crate::opfs_path::parse_spec;
 use crate::spin::SpinLock;
-use crate::state::fs;
 use alloc::vec::Vec;
 use core::cell::UnsafeCell;
-use core::sync::atomic::Ordering::Relaxed;
 use spindle_fs::{Errno, Fs};
 
 /// Mounts the start-up memory directories into `fs` (being created) and queues their preopens
@@ -39,12 +43,12 @@ pub(crate) fn mount_initial(fs: &Fs) {
     let mut list = Vec::new();
     for (entry, explicit) in mounts {
         // `GUEST=opfs:DIR`: an OPFS-backed mount (opfs.rs), else a memory mount.
-        let (path, opfs_dir) = crate::opfs::parse_spec(&entry);
+        let (path, opfs_dir) = parse_spec(&entry);
         if !explicit && host.iter().any(|h| same_path(h, path)) {
             continue;
         }
         let mounted = match opfs_dir {
-            Some(dir) => crate::opfs::mount(fs, path, dir),
+            Some(dir) => opfs::mount(fs, path, dir),
             None => mount_into(fs, path),
         };
         match mounted {
@@ -55,6 +59,14 @@ pub(crate) fn mount_initial(fs: &Fs) {
     PENDING_LOCK.lock();
     // SAFETY: under the pending lock.
     unsafe { (*PENDING.0.get()).extend(list) };
+    PENDING_LOCK.unlock();
+}
+
+/// Queues spindle preopen `fd` (a guest fd) at `path` for registration.
+pub(crate) fn queue(fd: i32, path: &[u8]) {
+    PENDING_LOCK.lock();
+    // SAFETY: under the pending lock.
+    unsafe { (*PENDING.0.get()).push((fd, path.to_vec())) };
     PENDING_LOCK.unlock();
 }
 
@@ -74,7 +86,7 @@ fn warn_mount(path: &[u8], e: Errno) {
     msg.extend_from_slice(b"spindle-fs: SPINDLE_FS_MOUNTS: cannot mount '");
     msg.extend_from_slice(path);
     msg.extend_from_slice(b"' (WASI errno ");
-    let n = crate::fd_calls::errno(e);
+    let n = errno(e);
     if n >= 10 {
         msg.push(b'0' + (n / 10) as u8);
     }
@@ -117,7 +129,7 @@ fn env_var(name: &[u8]) -> Option<Vec<u8>> {
 /// The guest names of the host's preopens (none if the host fails to list them: the preopen
 /// table's first lookup then exits, as wasi-libc does).
 fn host_preopens() -> Vec<Vec<u8>> {
-    let list = crate::libc_preopens::host_preopens().unwrap_or_default();
+    let list = libc_preopens::host_preopens().unwrap_or_default();
     list.into_iter().map(|(_, name)| name).collect()
 }
 
@@ -156,7 +168,7 @@ static PENDING_LOCK: SpinLock = SpinLock::new();
 /// Hands every not-yet-registered spindle preopen to the preopen table (`libc_preopens.rs`).
 /// Err if the table refused one (wasi-libc's own table, when it is the linked one, can fail
 /// to allocate).
-fn register_pending() -> Result<(), Errno> {
+pub(crate) fn register_pending() -> Result<(), Errno> {
     PENDING_LOCK.lock();
     // SAFETY: under the pending lock.
     let list = core::mem::take(unsafe { &mut *PENDING.0.get() });
@@ -166,74 +178,10 @@ fn register_pending() -> Result<(), Errno> {
         path.push(0);
         // SAFETY: a NUL-terminated string that outlives the call (the table copies it). Through
         // the linked symbol: see `libc_preopens::linked`.
-        let rc =
-            unsafe { crate::libc_preopens::linked::__wasilibc_register_preopened_fd(fd, path.as_ptr() as _) };
+        let rc = unsafe { libc_preopens::linked::__wasilibc_register_preopened_fd(fd, path.as_ptr() as _) };
         if rc != 0 {
             result = Err(Errno::Nomem);
         }
     }
     result
-}
-
-/// The constructor: initialise and announce the preopens before `main` and before ordinary
-/// constructors (priority 101: the first one free for programs).
-extern "C" fn init_ctor() {
-    fs();
-    // A constructor has no one to report to: a mount the table refused is not found later
-    // (ENOENT), as before.
-    let _ = register_pending();
-}
-
-#[used]
-#[link_section = ".init_array.00101"]
-static INIT_CTOR: extern "C" fn() = init_ctor;
-
-/// C API (`spindle-fs.h`): mounts an empty memory directory at `path` (absolute, e.g. "/data")
-/// and makes it a preopen, so `open("/data/x", ...)` works from now on. Returns 0 or an errno
-/// value (EEXIST if `path` is already a spindle preopen... or exists as a directory in spindle).
-///
-/// # Safety
-/// `path` is a NUL-terminated string.
-#[no_mangle]
-pub unsafe extern "C" fn spindle_fs_mount(path: *const u8) -> i32 {
-    if path.is_null() {
-        return crate::fd_calls::errno(Errno::Fault);
-    }
-    // SAFETY: NUL-terminated per the contract.
-    let p = unsafe { core::ffi::CStr::from_ptr(path as *const core::ffi::c_char) }.to_bytes();
-    mount(p).map_or_else(crate::fd_calls::errno, |_| 0)
-}
-
-/// Rust API: mounts an empty memory directory at `path` and registers it as a preopen with
-/// wasi-libc (so std::fs finds it). Returns the spindle fd of the preopen.
-pub fn mount(path: &[u8]) -> Result<i32, Errno> {
-    let fs = fs();
-    fs.mount_memory(path, false)?;
-    let fd = guest(fs.preopen(path)?);
-    PENDING_LOCK.lock();
-    // SAFETY: under the pending lock.
-    unsafe { (*PENDING.0.get()).push((fd, path.to_vec())) };
-    PENDING_LOCK.unlock();
-    register_pending().map(|()| fd)
-}
-
-/// The C hook of [`spindle_fs_set_can_wait`] (0: none).
-static C_CAN_WAIT: core::sync::atomic::AtomicUsize = core::sync::atomic::AtomicUsize::new(0);
-
-fn c_can_wait() -> bool {
-    let h = C_CAN_WAIT.load(Relaxed);
-    if h == 0 {
-        return true;
-    }
-    // SAFETY: only `spindle_fs_set_can_wait` stores a non-zero value, an `extern "C" fn() -> i32`.
-    let f: extern "C" fn() -> i32 = unsafe { core::mem::transmute::<usize, extern "C" fn() -> i32>(h) };
-    f() != 0
-}
-
-/// C API (`spindle-fs.h`): `hook()` returns non-zero if the calling thread may block in
-/// `memory.atomic.wait32` (a browser main thread may not; it then spins). NULL: every thread may.
-#[no_mangle]
-pub extern "C" fn spindle_fs_set_can_wait(hook: Option<extern "C" fn() -> i32>) {
-    C_CAN_WAIT.store(hook.map_or(0, |f| f as usize), Relaxed);
-    spindle_fs::set_can_wait(c_can_wait);
 }

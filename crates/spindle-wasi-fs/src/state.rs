@@ -1,7 +1,7 @@
 //! The one process-wide [`Fs`] and its lazy initialisation.
 //!
 //! **Initialisation** happens once, on the first call that needs the filesystem (or the
-//! interposition build's constructor, `preopens.rs`), whichever comes first; concurrent callers
+//! interposition build's constructor, `api.rs`), whichever comes first; concurrent callers
 //! spin until it is done (in a program it runs on the main thread in `_start` before threads
 //! exist, so nobody really waits). It creates the `Fs` with the clock below and, in the
 //! interposition build, mounts the start-up memory directories (`preopens::mount_initial`). The

@@ -15,13 +15,14 @@
 //!   `fd_fdstat_set_rights` (the only other writer) is ENOTSUP here.
 //! - **fd_fdstat_set_rights** is ENOTSUP.
 //! - **Escapes** (`..` above the directory fd, absolute paths or symlink targets) are EPERM,
-//!   where spindle-fs says ENOTCAPABLE. Creating a symlink to an absolute target, and reading
-//!   one, are EPERM too (wasmtime never shows an absolute target: it could only lead outside).
+//!   where spindle-fs says ENOTCAPABLE (`errno.rs`). Creating a symlink to an absolute target,
+//!   and reading one, are EPERM too (wasmtime never shows an absolute target: it could only
+//!   lead outside).
 //! - **Data calls on a directory** (read, write, seek, tell) are EBADF, not EISDIR; `fd_readdir`
-//!   on a file is EBADF, not ENOTDIR.
+//!   on a file is EBADF, not ENOTDIR (`errno.rs` for read, write and readdir; seek and tell
+//!   check the fd first, [`not_directory`]).
 
-use crate::state::fs;
-use spindle_fs::{rights, Errno, Fd, Fdstat, FileType};
+use spindle_fs::{rights, Errno, Fd, Fdstat, FileType, Fs};
 
 /// wasmtime 46's rights of a directory fd.
 pub(crate) const DIR_BASE: u64 = 0x7b7_fe00;
@@ -53,37 +54,10 @@ pub(crate) fn fdstat(mut s: Fdstat) -> Fdstat {
     s
 }
 
-/// The errno wasmtime would answer.
-#[inline]
-pub(crate) fn errno(e: Errno) -> Errno {
-    match e {
-        Errno::Notcapable => Errno::Perm,
-        e => e,
-    }
-}
-
-/// A read or write that spindle-fs refused on a directory (EISDIR) is EBADF.
-#[inline]
-pub(crate) fn data_errno(e: Errno) -> Errno {
-    match e {
-        Errno::Isdir => Errno::Badf,
-        e => errno(e),
-    }
-}
-
-/// `fd_readdir` on a non-directory (ENOTDIR) is EBADF.
-#[inline]
-pub(crate) fn readdir_errno(e: Errno) -> Errno {
-    match e {
-        Errno::Notdir => Errno::Badf,
-        e => errno(e),
-    }
-}
-
 /// EBADF for a directory fd (seek and tell, which spindle-fs allows on directories).
 #[inline]
-pub(crate) fn not_directory(f: Fd) -> Result<(), Errno> {
-    match fs().fd_fdstat_get(f)?.filetype {
+pub(crate) fn not_directory(fs: &Fs, f: Fd) -> Result<(), Errno> {
+    match fs.fd_fdstat_get(f)?.filetype {
         FileType::Directory => Err(Errno::Badf),
         _ => Ok(()),
     }
