@@ -30,6 +30,15 @@
 //! memory itself for the per-instance regions (stack + TLS + scratch); spindle-alloc copes with
 //! growth it did not do.
 //!
+//! # Layers
+//!
+//! The three modules use none of each other (`tools/check-layers.mjs` checks it); all of them
+//! sit on spindle-wasi-fs (the calls, `fs()`, `mem`), spindle-fs and spindle-alloc.
+//!
+//! ```text
+//! host_api libc_shim thread   the host's extra exports; the C functions Rust needs; per-instance state
+//! ```
+//!
 //! Built by tools/build-fs-module.sh (nightly features through RUSTC_BOOTSTRAP=1:
 //! `#[thread_local]`, `memory.atomic.wait32`). On other targets the crate is empty.
 

@@ -15,13 +15,23 @@
 //! fs.fd_close(fd).unwrap();
 //! ```
 //!
-//! Layout (one file per concept): `errno` (the error enum), `types` (WASI constants and
-//! structs), `sync` (the lock and the platform wait), `stripes` (per-thread
-//! state without TLS), `dir_lock` (the directory lock: readers write only their stripe), `inode`, `file` (chunked contents), `dir`
-//! (entries and readdir cookies), `dir_index` (a directory's name hash table), `fd_table` (process-wide, per-slot locks, pinned preopens),
-//! `path` (confined resolution), `mount`, `fs`
-//! (the `Fs` value, fd calls, **the lock order**), `path_ops` (path calls), `rename`, `tar`
-//! (snapshots), `check` (the invariant scanner used by tests and the fuzzer).
+//! # Layers
+//!
+//! One file per concept. Each module uses only modules on lower lines of this table (no module
+//! uses one on its own line, except the two halves of the tree, joined by `+`: an inode may be
+//! a directory, whose entries are inodes); `tools/check-layers.mjs` checks every `crate::` path
+//! in `src/`, in the test command.
+//!
+//! ```text
+//! check                 the invariant scanner (tests and the fuzzer)
+//! path_ops rename tar   the path calls, rename, tar snapshots (more `impl Fs`)
+//! fs                    the Fs value and the fd calls; **the lock order**
+//! fd_table path         the process-wide fd table (per-slot locks, pinned preopens); confined paths
+//! dir+inode             the tree: nodes; directory entries and readdir cookies
+//! dir_lock file mount   the directory lock (readers write only their stripe); file data; mounts
+//! dir_index stripes sync errno types   a directory's name hash table; per-thread state without
+//!                       TLS; the lock and the platform wait; the error enum; WASI constants, structs
+//! ```
 //!
 //! # Intentional differences from Linux
 //! The model test (`tests/model.rs`) runs random operation sequences here and on Linux (tmpfs)
