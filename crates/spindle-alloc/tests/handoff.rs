@@ -15,7 +15,7 @@ use std::thread;
 const SLOTS: usize = 500;
 
 struct Slots(Vec<(usize, usize, u64)>);
-// SAFETY (test): the array and its blocks belong to one thread at a time.
+// SAFETY: (test) the array and its blocks belong to one thread at a time.
 unsafe impl Send for Slots {}
 
 fn step(mut slots: Slots, hops_left: u32, mut rng: Rng, done: Arc<AtomicUsize>) {
@@ -62,6 +62,7 @@ fn chains_hand_blocks_to_fresh_threads() {
                     // SAFETY: filled here, freed by the chain.
                     let p = unsafe { sa::alloc(64, 16) };
                     assert!(!p.is_null());
+                    // SAFETY: the fresh block of that size, ours.
                     unsafe { fill(p, 64, t) };
                     (p as usize, 64, t)
                 })

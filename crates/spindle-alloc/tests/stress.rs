@@ -12,7 +12,7 @@ use std::thread;
 
 #[derive(Clone, Copy)]
 struct Blk(usize, usize, u64);
-// SAFETY (test): a block is owned by exactly one thread at a time.
+// SAFETY: (test) a block is owned by exactly one thread at a time.
 unsafe impl Send for Blk {}
 
 type Live = Arc<Mutex<BTreeMap<usize, usize>>>;
@@ -161,6 +161,7 @@ fn ping_pong_remote_frees() {
             // SAFETY: freed by the other thread.
             let p = unsafe { sa::alloc(48, 16) };
             assert!(!p.is_null());
+            // SAFETY: the fresh block of that size, ours.
             unsafe { fill(p, 48, i) };
             tx_a.send(Blk(p as usize, 48, i)).unwrap();
             while let Ok(Blk(p, n, tag)) = rx_b.try_recv() {

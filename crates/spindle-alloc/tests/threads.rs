@@ -9,7 +9,7 @@ use std::thread;
 
 #[derive(Clone, Copy)]
 struct Blk(usize, usize, u64);
-// SAFETY (test): a block is owned by exactly one thread at a time.
+// SAFETY: (test) a block is owned by exactly one thread at a time.
 unsafe impl Send for Blk {}
 
 #[test]
@@ -28,6 +28,7 @@ fn ten_thousand_short_threads_stay_bounded() {
                         // SAFETY: checked and freed by us or the main thread.
                         let p = unsafe { sa::alloc(n, 16) };
                         assert!(!p.is_null());
+                        // SAFETY: the fresh block of that size, ours.
                         unsafe { fill(p, n, tag) };
                         mine.push(Blk(p as usize, n, tag));
                     }

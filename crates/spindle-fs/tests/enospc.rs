@@ -24,6 +24,7 @@ unsafe impl GlobalAlloc for Budget {
         unsafe { System.alloc(l) }
     }
     unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
+        // SAFETY: same layout contract.
         let p = unsafe { self.alloc(l) };
         if !p.is_null() {
             // SAFETY: `p` has `l.size()` bytes.

@@ -129,8 +129,8 @@ impl Linux {
         stat_out(ft_of(st.st_mode), st.st_size as u64, st.st_nlink)
     }
 
-    // SAFETY (whole fn): plain libc calls on fds we own and NUL-terminated paths we built.
     fn run(&self, op: &Op, fds: &mut [Option<(Fd, i32)>]) -> Out {
+        // SAFETY: plain libc calls on fds we own and NUL-terminated paths we built.
         unsafe {
             match op {
                 Op::Open { path, creat, excl, trunc, dir, nofollow, append, acc } => {

@@ -42,6 +42,7 @@ fn byte(tag: u64, i: usize) -> u8 {
 /// Fills the first and last `EDGE` bytes of `p[..n]` with a pattern derived from `tag`.
 pub unsafe fn fill(p: *mut u8, n: usize, tag: u64) {
     for i in (0..n.min(EDGE)).chain(n.saturating_sub(EDGE)..n) {
+        // SAFETY: i < n, inside the block the caller lends.
         unsafe { *p.add(i) = byte(tag, i) };
     }
 }
@@ -49,6 +50,7 @@ pub unsafe fn fill(p: *mut u8, n: usize, tag: u64) {
 /// Checks the pattern `fill` wrote; panics with the position on a mismatch.
 pub unsafe fn check(p: *const u8, n: usize, tag: u64) {
     for i in (0..n.min(EDGE)).chain(n.saturating_sub(EDGE)..n) {
+        // SAFETY: i < n, inside the block the caller lends.
         let b = unsafe { *p.add(i) };
         assert_eq!(b, byte(tag, i), "corruption at byte {i} of a {n}-byte block (tag {tag:#x})");
     }

@@ -28,7 +28,7 @@ fn main() {
             })
         })
         .collect();
-    let all_ok = hs.into_iter().map(|h| h.join().unwrap()).all(|ok| ok);
+    let all_ok = hs.into_iter().all(|h| h.join().unwrap());
     println!("threads {N} rounds {ROUNDS} all saw every write: {all_ok}");
     println!("leaders {}", leaders.load(Ordering::SeqCst));
 }
