@@ -23,6 +23,13 @@ for t in wasm32-wasip1-threads wasm32-wasip1; do
   grep -qx "$t" <<<"$installed" || { say "rustup target add $t"; rustup target add "$t" >/dev/null; }
 done
 
+# rustfmt and clippy (tools/lint-rust.sh, the first step of tools/test.sh).
+rust_has() { rustup component list --installed 2>/dev/null | grep -q "^$1"; }
+if ! rust_has rustfmt || ! rust_has clippy; then
+  say "rustup component add rustfmt clippy"
+  rustup component add rustfmt clippy >/dev/null
+fi
+
 # Miri (tools/test.sh runs spindle-alloc's single-thread tests under it, on i686): nightly + miri + rust-src.
 nightly_has() { rustup +nightly component list --installed 2>/dev/null | grep -q "^$1"; }
 if ! nightly_has miri || ! nightly_has rust-src; then

@@ -6,6 +6,10 @@ cd "$repo"
 "$repo/tools/setup.sh"
 step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 
+# First, as it fails fast: formatting, clippy -D warnings (native and wasm32) and module layering.
+step "lint: Rust crates (tools/lint-rust.sh: rustfmt, clippy, layers)"
+bash tools/lint-rust.sh
+
 step "build: memory-FS module (tools/build-fs-module.sh)"
 bash tools/build-fs-module.sh >/dev/null
 
