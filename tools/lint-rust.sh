@@ -7,7 +7,7 @@
 #     the fuzz crates, and for wasm32-wasip1-threads in every configuration that is built:
 #     the C archives with and without OPFS (spindle-fs, spindle-wasi-fs, spindle-alloc, -c),
 #     the memory-FS module (`--cfg spindle_fs_module`), and the guest and benchmark programs.
-#  3. the module layering of each crate (tools/check-layers.mjs, the table in src/lib.rs).
+#  3. the module layering of each crate (tools/check-crate-layers.mjs, the table in src/lib.rs).
 # Fix formatting with `cargo fmt --all` (and the same in the crate's directory); a clippy
 # finding says what to change.
 # Usage: bash tools/lint-rust.sh
@@ -68,5 +68,5 @@ for dir in "${standalone[@]}"; do
   esac
 done
 
-say "layers: tools/check-layers.mjs"
-node tools/check-layers.mjs
+say "layers: tools/check-crate-layers.mjs"
+node tools/check-crate-layers.mjs

@@ -32,7 +32,7 @@
 //!
 //! # Layers
 //!
-//! The three modules use none of each other (`tools/check-layers.mjs` checks it); all of them
+//! The three modules use none of each other (`tools/check-crate-layers.mjs` checks it); all of them
 //! sit on spindle-wasi-fs (the calls, `fs()`, `mem`), spindle-fs and spindle-alloc.
 //!
 //! ```text

@@ -19,7 +19,7 @@
 //!
 //! One file per concept. Each module uses only modules on lower lines of this table (no module
 //! uses one on its own line, except the two halves of the tree, joined by `+`: an inode may be
-//! a directory, whose entries are inodes); `tools/check-layers.mjs` checks every `crate::` path
+//! a directory, whose entries are inodes); `tools/check-crate-layers.mjs` checks every `crate::` path
 //! in `src/`, in the test command.
 //!
 //! ```text

@@ -27,7 +27,7 @@
 //! # Layers
 //!
 //! Each module uses only modules on lower lines of this table (no module uses one on its own
-//! line); `tools/check-layers.mjs` checks every `crate::` path in `src/`, in the test command.
+//! line); `tools/check-crate-layers.mjs` checks every `crate::` path in `src/`, in the test command.
 //!
 //! ```text
 //! fd_calls path_calls poll api   entry points: the interposed calls; the program's API, constructor

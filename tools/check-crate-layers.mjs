@@ -13,7 +13,7 @@
 // be in the table and every name in the table must be a module. lib.rs is the root, unchecked.
 // A crate without a table is listed as unchecked (crates of one file need none).
 //
-// Usage: node tools/check-layers.mjs [CRATE_DIR...]   (default: every crates/*/)
+// Usage: node tools/check-crate-layers.mjs [CRATE_DIR...]   (default: every crates/*/)
 // Exit 1 on a broken rule, with file:line and what to change.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -122,18 +122,18 @@ for (const dir of dirs) {
   try {
     r = checkCrate(dir);
   } catch (e) {
-    console.error(`check-layers: ${e.message}`);
+    console.error(`check-crate-layers: ${e.message}`);
     failed = true;
     continue;
   }
   if (!r.checked) {
     const own = fs.existsSync(path.join(dir, 'tests', 'layering.rs')) ? '; its own tests/layering.rs checks them' : '';
-    if (r.modules) console.log(`check-layers: ${name}: not checked here (${r.modules} module${r.modules > 1 ? 's' : ''}, no '# Layers' table in src/lib.rs${own})`);
-    else console.log(`check-layers: ${name}: one file, nothing to check`);
+    if (r.modules) console.log(`check-crate-layers: ${name}: not checked here (${r.modules} module${r.modules > 1 ? 's' : ''}, no '# Layers' table in src/lib.rs${own})`);
+    else console.log(`check-crate-layers: ${name}: one file, nothing to check`);
     continue;
   }
-  for (const e of r.errors) console.error(`check-layers: ${e}`);
+  for (const e of r.errors) console.error(`check-crate-layers: ${e}`);
   if (r.errors.length) failed = true;
-  else console.log(`check-layers: ${name}: ${r.modules} modules keep their layers`);
+  else console.log(`check-crate-layers: ${name}: ${r.modules} modules keep their layers`);
 }
 process.exit(failed ? 1 : 0);
