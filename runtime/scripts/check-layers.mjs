@@ -22,14 +22,15 @@ export const LAYERS = [
   ['protocol.ts'], // the worker wire format (types only)
   ['platform/types.ts'], // the Platform interface
   ['platform/node/', 'platform/browser/'], // the platforms: adapters, nothing above them
-  ['thread.ts', 'load.ts', 'program.ts'], // the core
-  ['worker.ts', 'index.ts', 'browser.ts', 'check.ts'], // entries: the worker script, the APIs
+  ['thread.ts', 'load.ts', 'program.ts', 'pool-worker.ts'], // the core
+  ['worker.ts', 'node-worker.ts', 'index.ts', 'browser.ts', 'check.ts'], // entries: the worker script, the APIs
   ['cli.ts', 'serve.ts', 'bench.ts'], // the command line
 ];
 
 /** Files that may name `node:` modules besides platform/node/. */
 const NODE_OK = new Map([
   ['worker.ts', 'boots a Node worker (dynamic import, Node branch only)'],
+  ['node-worker.ts', 'the Node pool worker script'],
   ['cli.ts', 'the command line is Node only'],
   ['serve.ts', 'the local server is Node only'],
   ['bench.ts', 'the bench command is Node only'],

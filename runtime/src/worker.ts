@@ -1,46 +1,10 @@
 /**
- * A pool worker: the script every worker of a program runs. It owns one slot of the control
- * block for its whole life and serves threads in it one after another:
- *
- *   instantiate a fresh instance  ->  wait for CMD in its slot  ->  run the thread  ->  back on
- *   the idle stack  ->  instantiate ... until the program ends.
- *
- * The instance for the next thread is created before the worker waits, so a spawn only costs a
- * notify. Whoever created this worker has already put its slot on the idle stack (prewarm) or
- * written a command into it (growth), so a command may be waiting before the worker even boots.
+ * The pool worker script of browsers (a module worker the owner creates and then posts its
+ * WorkerInit to), and of Node when the runtime was built with tsc only (scripts/bundle.mjs makes
+ * node-worker.cjs, which Node prefers). The loop itself is in pool-worker.ts.
  */
-import { Control, CMD_NONE, CMD_RUN_MAIN } from './control.js';
-import { reportFailure, runThread, ThreadFactory, ThreadStdio } from './thread.js';
+import { serve } from './pool-worker.js';
 import type { WorkerInit } from './protocol.js';
-import type { Platform } from './platform/types.js';
-
-export function serve(init: WorkerInit, platform: Platform): void {
-  const ctl = new Control(init.control);
-  const stdio = new ThreadStdio(init, platform);
-  const factory = new ThreadFactory(init, platform, stdio);
-  const cmdWord = ctl.slotWord(init.slot, 0);
-  for (let first = true; ; first = false) {
-    let thread;
-    try {
-      thread = factory.instantiate();
-    } catch (e) {
-      reportFailure(stdio, ctl, `cannot instantiate the program: ${e instanceof Error ? e.message : String(e)}`);
-      return;
-    }
-    // Back on the idle stack only once the next instance is ready, so a spawn never lands on a
-    // worker that is still instantiating while another one is ready. (The creator of this
-    // worker put the slot on the stack, or commanded it, before the first round.)
-    if (!first) { ctl.pushIdle(init.slot); ctl.endPreparing(); }
-    while (Atomics.load(ctl.words, cmdWord) === CMD_NONE) Atomics.wait(ctl.words, cmdWord, CMD_NONE);
-    if (ctl.exited) return;
-    const cmd = Atomics.load(ctl.words, cmdWord);
-    const tid = ctl.words[ctl.slotWord(init.slot, 1)]!;
-    const arg = ctl.words[ctl.slotWord(init.slot, 2)]!;
-    Atomics.store(ctl.words, cmdWord, CMD_NONE);
-    if (!runThread(thread, ctl, stdio, cmd === CMD_RUN_MAIN ? 0 : tid, arg)) return;
-    ctl.beginPreparing();
-  }
-}
 
 async function boot(): Promise<void> {
   if (typeof process !== 'undefined' && process.versions?.node) {
