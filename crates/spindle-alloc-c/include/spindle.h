@@ -20,10 +20,21 @@ extern "C" {
 void *memalign(size_t alignment, size_t size);
 void *valloc(size_t size);
 
+/* Where the allocator's memory is: committed == metadata + slabs + large + free. Inside slabs,
+ * (in_use - large) bytes are blocks handed out, spare_slabs are empty slabs kept by threads for
+ * reuse, the rest are free blocks of partly used slabs. */
 struct spindle_alloc_stats {
     size_t in_use;         /* bytes handed out and not freed (remote frees count once collected) */
     size_t committed;      /* bytes of linear memory taken with memory.grow (never given back) */
     size_t peak_committed; /* highest committed so far */
+    size_t metadata;       /* span records, heap records, chunk-map leaves */
+    size_t slabs;          /* slabs owned by threads' heaps (including spare_slabs) */
+    size_t spare_slabs;    /* empty slabs kept for reuse */
+    size_t large;          /* large blocks (> 512 KiB, or aligned beyond 8 KiB) handed out */
+    size_t free;           /* free memory in the shared pool, for any thread and size */
+    size_t heaps;          /* heap records: the most threads that held one at once */
+    size_t view_refreshes; /* memory.grow(0) calls that refreshed a thread's view of memory another
+                              thread grew (V8's lazy size refresh; see the README) */
 };
 
 /* Fills *out with the current statistics. */

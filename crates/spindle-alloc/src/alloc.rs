@@ -4,7 +4,9 @@
 
 use crate::free;
 use crate::heap::Heap;
+use crate::large;
 use crate::lifecycle;
+use crate::size_class::{CLASSES, MIN_ALIGN};
 use crate::slab;
 use crate::thread_map;
 use core::ptr::null_mut;
@@ -38,7 +40,10 @@ unsafe fn alloc_slow(mut h: *mut Heap, c: usize) -> *mut u8 {
     if h.is_null() {
         h = lifecycle::start_thread();
         if h.is_null() {
-            return null_mut();
+            // Out of memory, or (wasm32-unknown-unknown) the thread's TLS is not set up yet: a
+            // span of its own, from the pool (see `platform`).
+            // SAFETY: any size and alignment go to the large path.
+            return unsafe { large::alloc(CLASSES[c].size as usize, MIN_ALIGN, false) };
         }
     }
     // SAFETY: `h` is this thread's heap.

@@ -18,6 +18,7 @@
 //! owning thread. Heap records are metadata and never freed, so a pointer to one stays valid
 //! forever (remote frees may still reach a heap whose thread is gone).
 
+use crate::platform;
 use crate::size_class::NUM_CLASSES;
 use crate::span::{Owner, Span};
 use core::cell::UnsafeCell;
@@ -61,6 +62,11 @@ pub(crate) struct Heap {
     /// Empty slabs kept for reuse (linked through `next`), `spare_count` of them.
     pub(crate) spares: *mut Span,
     pub(crate) spare_count: u32,
+    /// Bytes of the spare slabs (statistics; owner-written like the other counters).
+    pub(crate) spare_bytes: Counter,
+    /// The highest address the owning thread is known to see (its view of the memory's size; see
+    /// `ensure_seen`). Every slab of this heap ends at or below it.
+    pub(crate) seen: usize,
 }
 
 impl Heap {
@@ -77,6 +83,41 @@ impl Heap {
             freed: Counter::new(),
             spares: null_mut(),
             spare_count: 0,
+            spare_bytes: Counter::new(),
+            seen: 0,
+        }
+    }
+}
+
+/// Makes sure the owning thread (the caller) can touch memory up to `end`: if `end` lies above
+/// what it has seen, it refreshes its view first (`platform::refresh_view`, a `memory.grow(0)`
+/// on wasm). On V8 a thread's view of the memory's size is refreshed lazily after another thread
+/// grows it, and a bulk `memory.fill`/`copy` past a stale view traps: the allocator never hands a
+/// thread memory above its view.
+///
+/// # Safety
+/// The caller owns `h`.
+#[inline]
+pub(crate) unsafe fn ensure_seen(h: *mut Heap, end: usize) {
+    // SAFETY: caller owns `h`.
+    unsafe {
+        if end > (*h).seen {
+            (*h).seen = platform::refresh_view();
+        }
+    }
+}
+
+/// Records that the owning thread grew the memory itself up to `end` (a thread sees its own
+/// growth at once), so it will not refresh its view for memory below `end`.
+///
+/// # Safety
+/// The caller owns `h` and grew the memory to at least `end`.
+#[inline]
+pub(crate) unsafe fn saw_own_growth(h: *mut Heap, end: usize) {
+    // SAFETY: caller owns `h`.
+    unsafe {
+        if end > (*h).seen {
+            (*h).seen = end;
         }
     }
 }

@@ -3,9 +3,11 @@
 //! pool), and grow or shrink in place when the pool allows.
 
 use crate::free::invalid_free;
+use crate::heap::{self, Heap};
 use crate::lifecycle;
+use crate::platform;
 use crate::platform::CHUNK;
-use crate::pool::POOL;
+use crate::pool::{Pool, POOL};
 use crate::slab;
 use crate::span::{Span, LARGE};
 use core::ptr::null_mut;
@@ -23,6 +25,9 @@ pub(crate) unsafe fn alloc(size: usize, align: usize, zero: bool) -> *mut u8 {
     let h = lifecycle::current();
     let (p, zeroed) = {
         let mut pool = POOL.lock();
+        let top = pool.top();
+        // SAFETY: `h` is null or the calling thread's heap.
+        unsafe { see_pool(h, &pool) };
         let mut s = pool.take(chunks, align_chunks);
         if s.is_null() {
             // Out of memory: give our spare slabs back (they may coalesce) and try once more.
@@ -35,9 +40,13 @@ pub(crate) unsafe fn alloc(size: usize, align: usize, zero: bool) -> *mut u8 {
                 return null_mut();
             }
         }
-        // SAFETY: fresh record we own.
+        // SAFETY: fresh record we own; if the pool grew past `top`, this thread did.
         let zeroed = unsafe {
+            if !h.is_null() && pool.top() > top {
+                heap::saw_own_growth(h, pool.top());
+            }
             (*s).kind = LARGE;
+            (*s).heapless = h.is_null();
             let z = (*s).zeroed;
             (*s).zeroed = false;
             z
@@ -63,14 +72,34 @@ pub(crate) unsafe fn alloc(size: usize, align: usize, zero: bool) -> *mut u8 {
 pub(crate) unsafe fn free(s: *mut Span, p: *mut u8) {
     let mut pool = POOL.lock();
     // SAFETY: lock held; records are valid.
-    unsafe {
+    let heapless = unsafe {
         if (*s).kind != LARGE || (*s).start != p as usize {
             drop(pool);
             invalid_free(p);
         }
         pool.large_bytes -= (*s).bytes();
-    }
+        (*s).heapless
+    };
     pool.give(s);
+    drop(pool);
+    if heapless {
+        // Perhaps a thread's TLS block (wasm32-unknown-unknown): its heap goes with it.
+        lifecycle::tls_block_freed(p as usize);
+    }
+}
+
+/// Before the pool hands the calling thread memory: its view must cover the pool's top (see
+/// `heap::ensure_seen`). A thread without a heap has no record of its view: it refreshes.
+///
+/// # Safety
+/// `h` is null or the calling thread's heap.
+unsafe fn see_pool(h: *mut Heap, pool: &Pool) {
+    if h.is_null() {
+        platform::refresh_view();
+    } else {
+        // SAFETY: caller's contract.
+        unsafe { heap::ensure_seen(h, pool.top()) };
+    }
 }
 
 /// Resizes large span `s` (starting at `p`) in place to hold `new_size` bytes at `align`, when
@@ -93,6 +122,15 @@ pub(crate) unsafe fn resize_in_place(s: *mut Span, p: *mut u8, new_size: usize, 
             POOL.lock().shrink(s, need);
             return true;
         }
-        POOL.lock().extend(s, need)
+        // Looked up before taking the lock: the lookup may take the registry's.
+        let h = lifecycle::current();
+        let mut pool = POOL.lock();
+        see_pool(h, &pool);
+        let top = pool.top();
+        let done = pool.extend(s, need);
+        if !h.is_null() && pool.top() > top {
+            heap::saw_own_growth(h, pool.top());
+        }
+        done
     }
 }

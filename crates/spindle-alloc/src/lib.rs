@@ -26,6 +26,11 @@
 //! `spindle-alloc-c` archive, which exports malloc & co. on top of the functions here.
 
 #![no_std]
+#![cfg_attr(
+    all(target_arch = "wasm32", target_os = "unknown", target_feature = "atomics"),
+    feature(thread_local, link_llvm_intrinsics),
+    allow(internal_features)
+)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod alloc;
@@ -212,7 +217,13 @@ pub unsafe fn realloc(p: *mut u8, new_size: usize, align: usize) -> *mut u8 {
     }
 }
 
-/// Allocator statistics.
+/// Allocator statistics: how much memory the allocator took and where it went.
+///
+/// `committed == metadata + slabs + large + free`: every byte taken from the platform is in one of
+/// those four. Inside `slabs`, `in_use - large` bytes are blocks handed out (counted at their size
+/// class), `spare_slabs` are empty slabs that heaps keep for reuse, and the rest are free blocks
+/// of partly used slabs (the per-thread, per-class fragmentation). `free` is memory back in the
+/// shared pool, reusable by any thread and size.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[repr(C)]
 pub struct Stats {
@@ -223,16 +234,39 @@ pub struct Stats {
     pub committed: usize,
     /// Highest `committed` so far.
     pub peak_committed: usize,
+    /// Bytes of metadata: span records, heap records, chunk-map leaves.
+    pub metadata: usize,
+    /// Bytes of slabs owned by heaps (including `spare_slabs`).
+    pub slabs: usize,
+    /// Bytes of empty slabs heaps keep for reuse.
+    pub spare_slabs: usize,
+    /// Bytes of large spans handed out.
+    pub large: usize,
+    /// Bytes of free spans in the shared pool.
+    pub free: usize,
+    /// Heap records: the most threads that held a heap at once (a heap outlives its thread and is
+    /// adopted by the next one).
+    pub heaps: usize,
+    /// How many times a thread refreshed its view of the memory size before being handed memory
+    /// another thread grew (`memory.grow(0)` on wasm; always 0 natively).
+    pub view_refreshes: usize,
 }
 
 /// Current statistics (takes the registry's and the pool's locks briefly, one after the other).
 pub fn stats() -> Stats {
-    let blocks = registry::blocks_in_use();
+    let heaps = registry::totals();
     let pool = pool::POOL.lock();
     Stats {
-        in_use: blocks.wrapping_add(pool.large_bytes),
+        in_use: heaps.blocks.wrapping_add(pool.large_bytes),
         committed: pool.committed,
         peak_committed: pool.peak_committed,
+        metadata: pool.meta_bytes,
+        slabs: pool.slab_bytes,
+        spare_slabs: heaps.spares,
+        large: pool.large_bytes,
+        free: pool.free_bytes,
+        heaps: heaps.heaps,
+        view_refreshes: platform::REFRESHES.load(core::sync::atomic::Ordering::Relaxed),
     }
 }
 

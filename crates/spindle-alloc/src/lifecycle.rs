@@ -21,14 +21,25 @@ pub(crate) fn current() -> *mut Heap {
     thread_map::current()
 }
 
-/// Gives the calling thread (which has none) a heap. Null when out of memory.
+/// Gives the calling thread (which has none) a heap. Null when out of memory, or when the thread
+/// cannot have one yet (wasm32-unknown-unknown before its TLS is set up: `thread_id() == 0`).
+///
+/// The thread first refreshes its view of the memory (`platform::refresh_view`): an adopted heap's
+/// slabs, and the new heap record itself, may lie in memory another thread grew.
 #[cold]
 #[inline(never)]
 pub(crate) fn start_thread() -> *mut Heap {
-    let h = registry::claim(platform::thread_id());
+    let id = platform::thread_id();
+    if id == 0 {
+        return null_mut();
+    }
+    let seen = platform::refresh_view();
+    let h = registry::claim(id);
     if h.is_null() {
         return null_mut();
     }
+    // SAFETY: the thread owns `h` now.
+    unsafe { (*h).seen = seen };
     platform::on_thread_exit(thread_exit);
     thread_map::insert(h);
     h
@@ -45,6 +56,7 @@ pub(crate) unsafe fn flush(h: *mut Heap) {
         let mut empties: *mut Span = (*h).spares;
         (*h).spares = null_mut();
         (*h).spare_count = 0;
+        (*h).spare_bytes.add((*h).spare_bytes.read().wrapping_neg());
         for c in 0..NUM_CLASSES {
             let mut s = heap::avail_head(h, c);
             while !s.is_null() {
@@ -66,6 +78,30 @@ pub(crate) unsafe fn flush(h: *mut Heap) {
                 pool.give(empties);
                 empties = next;
             }
+        }
+    }
+}
+
+/// A block handed out without a heap was freed (`large::free`). On wasm32-unknown-unknown that
+/// may be a thread's TLS block, freed by wasm-bindgen's `__wbindgen_thread_destroy`: the thread
+/// is gone (or going), and its heap is flushed and abandoned for the next new thread. When the
+/// thread destroys itself the caller is that thread; a "leader" may also destroy a stopped
+/// follower, and then flushes the follower's heap for it (no one else can touch it any more).
+pub(crate) fn tls_block_freed(p: usize) {
+    let id = platform::thread_of_tls_block(p);
+    if id == 0 {
+        return;
+    }
+    if id == platform::thread_id() {
+        thread_exit();
+        return;
+    }
+    let h = registry::find_owned(id);
+    if !h.is_null() {
+        // SAFETY: the owner of `h` is gone, so its owner-only state is ours to flush and give up.
+        unsafe {
+            flush(h);
+            registry::abandon(h);
         }
     }
 }

@@ -9,12 +9,15 @@
 //! - free spans never touch each other (freed spans coalesce with free neighbours);
 //! - a free span of `n` chunks is in bin `bin_of(n)`, and bit `bin_of(n)` of `nonempty` is set iff
 //!   that bin is non-empty;
-//! - `committed == Σ bytes obtained from the platform`; `large_bytes == Σ bytes of LARGE spans`.
+//! - `committed == Σ bytes obtained from the platform`; `large_bytes == Σ bytes of LARGE spans`;
+//!   `slab_bytes == Σ bytes of SLAB spans`; `free_bytes == Σ bytes of binned free spans`;
+//!   `meta_bytes == Σ bytes grown for metadata`; so `committed == meta_bytes + slab_bytes +
+//!   large_bytes + free_bytes` (every byte the pool got is in exactly one of them).
 
 use crate::chunk_map;
 use crate::lock::SpinLock;
 use crate::platform::{self, CHUNK, CHUNK_SHIFT, GROW_CHUNKS};
-use crate::span::{Span, FREE};
+use crate::span::{Span, FREE, SLAB};
 use core::ptr::null_mut;
 
 /// Bins 0..EXACT hold spans of exactly `i + 1` chunks; the last bin holds longer ones.
@@ -34,6 +37,9 @@ pub(crate) struct Pool {
     pub(crate) committed: usize,
     pub(crate) peak_committed: usize,
     pub(crate) large_bytes: usize,
+    pub(crate) slab_bytes: usize,
+    pub(crate) free_bytes: usize,
+    pub(crate) meta_bytes: usize,
 }
 
 // SAFETY: only used behind the spin lock.
@@ -49,6 +55,9 @@ pub(crate) static POOL: SpinLock<Pool> = SpinLock::new(Pool {
     committed: 0,
     peak_committed: 0,
     large_bytes: 0,
+    slab_bytes: 0,
+    free_bytes: 0,
+    meta_bytes: 0,
 });
 
 #[inline]
@@ -116,6 +125,7 @@ impl Pool {
                 None => return null_mut(),
             };
             self.committed += chunks * CHUNK;
+            self.meta_bytes += chunks * CHUNK;
             if self.committed > self.peak_committed {
                 self.peak_committed = self.committed;
             }
@@ -163,6 +173,7 @@ impl Pool {
         // SAFETY: `s` is a free span record we own under the lock.
         unsafe {
             let b = bin_of((*s).chunks as usize);
+            self.free_bytes += (*s).bytes();
             (*s).kind = FREE;
             (*s).prev = null_mut();
             (*s).next = self.bins[b];
@@ -178,6 +189,7 @@ impl Pool {
         // SAFETY: `s` is in its bin.
         unsafe {
             let b = bin_of((*s).chunks as usize);
+            self.free_bytes -= (*s).bytes();
             if (*s).prev.is_null() {
                 self.bins[b] = (*s).next;
             } else {
@@ -372,6 +384,9 @@ impl Pool {
             for c in first..first + (*s).chunks as usize {
                 chunk_map::set(c, s);
             }
+            if (*s).kind == SLAB {
+                self.slab_bytes += (*s).bytes();
+            }
         }
     }
 
@@ -385,8 +400,12 @@ impl Pool {
             for c in first..first + n {
                 chunk_map::set(c, null_mut());
             }
+            if (*s).kind == SLAB {
+                self.slab_bytes -= (*s).bytes();
+            }
             (*s).kind = FREE;
             (*s).heap = core::sync::atomic::AtomicPtr::new(null_mut());
+            (*s).heapless = false;
             if first > 0 {
                 let left = chunk_map::get(first - 1);
                 if !left.is_null() && (*left).kind == FREE && (*left).end() == (*s).start {
@@ -496,6 +515,13 @@ impl Pool {
             self.large_bytes -= (have - chunks) * CHUNK;
             self.give(r);
         }
+    }
+
+    /// One past the highest address the pool got from the platform: every span and record the
+    /// pool hands out lies below it, or in memory the calling thread grows itself.
+    #[inline]
+    pub(crate) fn top(&self) -> usize {
+        platform::base() + self.end_chunk * CHUNK
     }
 
     #[cfg(any(test, feature = "validate"))]

@@ -83,17 +83,28 @@ pub(crate) fn find_owned(id: usize) -> *mut Heap {
     null_mut()
 }
 
-/// Bytes in blocks handed out by every heap and not returned to it (`allocated - freed`, summed).
-pub(crate) fn blocks_in_use() -> usize {
+/// Sums over every heap, for statistics (racy reads of the owners' counters: slightly stale).
+pub(crate) struct HeapTotals {
+    /// Bytes in blocks handed out and not returned (`allocated - freed`).
+    pub(crate) blocks: usize,
+    /// Bytes of empty spare slabs kept by heaps.
+    pub(crate) spares: usize,
+    /// Heap records (the peak number of threads that allocated at once).
+    pub(crate) heaps: usize,
+}
+
+pub(crate) fn totals() -> HeapTotals {
     let reg = REGISTRY.lock();
-    let mut in_use = 0usize;
+    let mut t = HeapTotals { blocks: 0, spares: 0, heaps: 0 };
     let mut h = reg.all;
     while !h.is_null() {
         // SAFETY: heaps live forever; the counters tolerate racy reads.
         unsafe {
-            in_use = in_use.wrapping_add((*h).allocated.read().wrapping_sub((*h).freed.read()));
+            t.blocks = t.blocks.wrapping_add((*h).allocated.read().wrapping_sub((*h).freed.read()));
+            t.spares = t.spares.wrapping_add((*h).spare_bytes.read());
+            t.heaps += 1;
             h = (*h).next_all;
         }
     }
-    in_use
+    t
 }

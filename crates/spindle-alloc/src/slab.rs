@@ -63,6 +63,10 @@ unsafe fn make(h: *mut Heap, c: usize) -> *mut Span {
     let mut s = unsafe { take_spare(h, info.chunks) };
     if s.is_null() {
         let mut pool = POOL.lock();
+        // Whatever the pool hands out lies below its top, or in memory this thread grows itself.
+        let top = pool.top();
+        // SAFETY: we own `h`.
+        unsafe { heap::ensure_seen(h, top) };
         s = pool.take(info.chunks as usize, 1);
         if s.is_null() {
             // Out of memory: our spares of other lengths may coalesce into what we need.
@@ -73,8 +77,11 @@ unsafe fn make(h: *mut Heap, c: usize) -> *mut Span {
                 return null_mut();
             }
         }
-        // SAFETY: fresh record we own.
-        unsafe { (*s).kind = SLAB };
+        // SAFETY: fresh record we own; if the pool grew, this thread did.
+        unsafe {
+            heap::saw_own_growth(h, pool.top());
+            (*s).kind = SLAB;
+        }
         pool.claim(s);
     }
     // SAFETY: `s` is ours (fresh from the pool or a spare) until published through the heap lists;
@@ -112,6 +119,7 @@ pub(crate) unsafe fn park_spare(h: *mut Heap, s: *mut Span) {
         (*s).prev = null_mut();
         (*h).spares = s;
         (*h).spare_count += 1;
+        (*h).spare_bytes.add((*s).bytes());
     }
 }
 
@@ -125,6 +133,7 @@ pub(crate) unsafe fn give_spares(h: *mut Heap, pool: &mut Pool) {
         while !(*h).spares.is_null() {
             let s = (*h).spares;
             (*h).spares = (*s).next;
+            (*h).spare_bytes.add((*s).bytes().wrapping_neg());
             pool.give(s);
         }
         (*h).spare_count = 0;
@@ -142,6 +151,7 @@ unsafe fn take_spare(h: *mut Heap, chunks: u32) -> *mut Span {
                 *link = (*s).next;
                 (*s).next = null_mut();
                 (*h).spare_count -= 1;
+                (*h).spare_bytes.add((*s).bytes().wrapping_neg());
                 return s;
             }
             link = &mut (*s).next;

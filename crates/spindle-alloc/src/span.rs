@@ -63,6 +63,9 @@ pub(crate) struct Span {
     pub(crate) in_full: bool,
     /// Every byte of the span is zero (fresh from the platform, never handed out).
     pub(crate) zeroed: bool,
+    /// A LARGE span handed to a thread that had no heap (on wasm32-unknown-unknown: a thread's
+    /// stack or TLS block, allocated before its TLS is set up; its free may retire a thread).
+    pub(crate) heapless: bool,
 }
 
 impl Span {
@@ -85,6 +88,7 @@ impl Span {
             kind: FREE,
             in_full: false,
             zeroed: false,
+            heapless: false,
         }
     }
 

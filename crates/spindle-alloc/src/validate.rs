@@ -25,6 +25,8 @@ pub fn validate_pool() -> Result<(), &'static str> {
     let end = pool.end_chunk();
     let base = platform::base();
     let mut large = 0usize;
+    let mut slab_bytes = 0usize;
+    let mut free_bytes = 0usize;
     let mut prev_free_end = usize::MAX;
     let mut i = 0;
     // SAFETY: records reachable from the map are valid; the lock keeps them still (owner-only
@@ -46,6 +48,7 @@ pub fn validate_pool() -> Result<(), &'static str> {
                         check!(chunk_map::get(c).is_null(), "free span interior chunk mapped");
                     }
                     check!(prev_free_end != i, "two adjacent free spans (not coalesced)");
+                    free_bytes += n * CHUNK;
                     prev_free_end = i + n;
                     let (bins, nonempty) = pool.bins();
                     let b = bin_index(n);
@@ -63,6 +66,7 @@ pub fn validate_pool() -> Result<(), &'static str> {
                     if (*s).kind == LARGE {
                         large += n * CHUNK;
                     } else {
+                        slab_bytes += n * CHUNK;
                         let cl = (*s).class as usize;
                         check!(cl < NUM_CLASSES, "slab class out of range");
                         check!((*s).block_size == CLASSES[cl].size, "slab block size != class size");
@@ -75,6 +79,12 @@ pub fn validate_pool() -> Result<(), &'static str> {
             i += n;
         }
         check!(large == pool.large_bytes, "large_bytes != sum of large spans");
+        check!(slab_bytes == pool.slab_bytes, "slab_bytes != sum of slabs");
+        check!(free_bytes == pool.free_bytes, "free_bytes != sum of free spans");
+        check!(
+            pool.committed == pool.meta_bytes + pool.slab_bytes + pool.large_bytes + pool.free_bytes,
+            "committed != metadata + slabs + large + free"
+        );
         let (bins, nonempty) = pool.bins();
         for (b, &head) in bins.iter().enumerate() {
             check!(head.is_null() == (nonempty & (1 << b) == 0), "nonempty bit disagrees with bin");

@@ -2,7 +2,11 @@
 //! thread-exit notification, fatal errors) lives here, one file per platform. Nothing above this
 //! module names `memory.grow`, mmap or pthreads.
 //!
-//! Contract of both platforms:
+//! Platforms: `native.rs` (Linux & co., for tests), `wasm32_wasi.rs` (wasm32-wasip1(-threads):
+//! wasi-libc, pthreads), `wasm32_unknown.rs` (wasm32-unknown-unknown: wasm-bindgen, no libc);
+//! the two wasm ones share `wasm32_memory.rs`.
+//!
+//! Contract of every platform:
 //! - memory is one region that only grows: `grow(n)` returns `n` fresh, zero-filled, chunk-aligned
 //!   chunks, or `None` (limit reached). It is only called with the span pool's lock held. Memory is
 //!   never returned. Chunk indexes are offsets from `base()` in chunks, `< MAX_CHUNKS`.
@@ -12,13 +16,28 @@
 //!   nothing above it but that hook, which it is handed.
 //!   Per-thread heap pointers are NOT kept in pthread key slots: wasi-libc takes a new thread's
 //!   stack and key slots from malloc without zeroing them, so a fresh thread may see garbage there.
+//!   wasm32-unknown-unknown has real thread-locals: `heap_slot()` (see its file for the thread
+//!   ids, which are 0 while a thread's TLS is not set up, and for thread exit).
+//! - `refresh_view()` makes the calling thread's view of the memory size current and returns it
+//!   (V8 refreshes it lazily after another thread grew the memory: see `wasm32_memory.rs`);
+//!   natively it returns `usize::MAX`.
 
 use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
 #[cfg(target_arch = "wasm32")]
-mod wasm32;
+mod wasm32_memory;
 #[cfg(target_arch = "wasm32")]
-pub(crate) use wasm32::*;
+pub(crate) use wasm32_memory::REFRESHES;
+
+#[cfg(all(target_arch = "wasm32", not(target_os = "unknown")))]
+mod wasm32_wasi;
+#[cfg(all(target_arch = "wasm32", not(target_os = "unknown")))]
+pub(crate) use wasm32_wasi::*;
+
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+mod wasm32_unknown;
+#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+pub(crate) use wasm32_unknown::*;
 
 #[cfg(not(target_arch = "wasm32"))]
 mod native;

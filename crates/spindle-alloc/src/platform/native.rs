@@ -64,6 +64,22 @@ pub(crate) unsafe fn grow(chunks: usize) -> Option<usize> {
     Some(b + taken)
 }
 
+/// Statistics: views refreshed (always 0 here: a native process has one view of its memory).
+pub(crate) static REFRESHES: AtomicUsize = AtomicUsize::new(0);
+
+/// Every thread sees all of the memory at once.
+#[inline]
+pub(crate) fn refresh_view() -> usize {
+    usize::MAX
+}
+
+/// Threads here are not identified by a TLS block: no freed block retires a thread (pthread key
+/// destructors do).
+#[inline]
+pub(crate) fn thread_of_tls_block(_p: usize) -> usize {
+    0
+}
+
 /// An id of the calling thread, unique among live threads and never 0: the address of its
 /// `struct pthread` (`pthread_self()`).
 #[inline(always)]

@@ -1,16 +1,12 @@
-//! wasm32 (wasi-threads): memory from `memory.grow`, thread ids from `pthread_self`, a wasi-libc
+//! wasm32-wasip1(-threads): memory from `memory.grow`, thread ids from `pthread_self`, a wasi-libc
 //! pthread key whose destructor tells us a thread exited, stderr and abort from wasi-libc. Every
 //! wasm32-wasip1-threads program links wasi-libc (Rust's std does too), so these symbols exist.
 //!
-//! Memory is the whole linear memory: `base() == 0`, 2^19 chunks of 8 KiB address 4 GiB.
-//! Someone else may call `memory.grow` too (sbrk); `grow` just returns what it got, the pool copes
-//! with gaps.
+//! Memory: `wasm32_memory.rs` (shared with wasm32-unknown-unknown).
 
-use super::{CHUNK, CHUNK_SHIFT, GROW_CHUNKS, LIMIT};
 use core::ffi::c_void;
-use core::sync::atomic::{AtomicUsize, Ordering};
 
-pub(crate) const MAX_CHUNKS: usize = 1 << (32 - CHUNK_SHIFT);
+pub(crate) use super::wasm32_memory::{base, grow, refresh_view, MAX_CHUNKS};
 
 extern "C" {
     fn pthread_key_create(key: *mut u32, dtor: Option<unsafe extern "C" fn(*mut c_void)>) -> i32;
@@ -21,28 +17,11 @@ extern "C" {
     fn libc_abort() -> !;
 }
 
-static TAKEN: AtomicUsize = AtomicUsize::new(0);
-
-#[inline(always)]
-pub(crate) fn base() -> usize {
+/// Threads here are not identified by a TLS block: no freed block retires a thread (pthread key
+/// destructors do).
+#[inline]
+pub(crate) fn thread_of_tls_block(_p: usize) -> usize {
     0
-}
-
-/// # Safety
-/// Call with the pool lock held (serializes the accounting against the limit).
-pub(crate) unsafe fn grow(chunks: usize) -> Option<usize> {
-    let bytes = chunks.checked_mul(CHUNK)?;
-    let taken = TAKEN.load(Ordering::Relaxed);
-    if taken.checked_add(bytes)? > LIMIT.load(Ordering::Relaxed) {
-        return None;
-    }
-    debug_assert!(chunks % GROW_CHUNKS == 0);
-    let old = core::arch::wasm32::memory_grow(0, chunks / GROW_CHUNKS);
-    if old == usize::MAX {
-        return None;
-    }
-    TAKEN.store(taken + bytes, Ordering::Relaxed);
-    Some(old << 16)
 }
 
 /// An id of the calling thread, unique among live threads and never 0: the address of its
