@@ -11,10 +11,10 @@ import { cliPath, repoRoot } from './helpers.mjs';
 
 const built = join(repoRoot, 'build', 'tests', 'alloc');
 
-function runAlloc(name, args = [], timeout = 120_000) {
+function runAlloc(name, args = [], timeout = 120_000, cliFlags = []) {
   const wasm = join(built, `${name}.wasm`);
   assert.ok(existsSync(wasm), `${wasm} is missing: run 'bash tests/alloc/build.sh' from the repository root`);
-  const r = spawnSync(process.execPath, [cliPath, 'run', wasm, ...args], { encoding: 'utf8', timeout });
+  const r = spawnSync(process.execPath, [cliPath, 'run', ...cliFlags, wasm, ...args], { encoding: 'utf8', timeout });
   assert.equal(r.error, undefined, `${name}: ${r.error}`);
   return r;
 }
@@ -49,6 +49,18 @@ describe('spindle-alloc on wasm (C archive replaces dlmalloc)', () => {
     assert.equal(r.stdout, 'own malloc_usable_size ok\n');
     assert.equal(r.status, 0);
   });
+
+  // Memory growth seen by other threads: the allocator never hands a thread memory above its view
+  // of the memory size without refreshing it first (memory.grow(0)); V8's default tiering
+  // (--no-optimize) is where the unrefreshed view trapped. tests/alloc/c/grow_handoff.c.
+  for (const flags of [[], ['--no-optimize']]) {
+    test(`grow_handoff ${flags.join(' ') || '(optimizing tier)'}: memory one thread grew, allocated by another, filled with memset/memcpy`, () => {
+      const r = runAlloc('grow_handoff', ['32'], 120_000, flags);
+      assert.equal(r.stderr, '');
+      assert.match(r.stdout, /^grow_handoff rounds=32 checksum=b5c02b075ccf59a5 view_refreshes=\d+ every_round=yes\n$/);
+      assert.equal(r.status, 0);
+    });
+  }
 
   test('oom: null at a 32 MiB maximum memory, old block kept, recovery after frees', () => {
     const r = runAlloc('oom');

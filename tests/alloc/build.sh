@@ -3,6 +3,7 @@
 #   api.wasm threads.wasm oom.wasm   C programs (tests/alloc/c) linked with libspindle-alloc-validate.a
 #                                    (oom.wasm with a 32 MiB maximum memory)
 #   own_memalign.wasm own_usable_size.wasm   programs that define memalign / malloc_usable_size
+#   grow_handoff.wasm                memory one thread grew, handed to another through the allocator
 #   alloc_rust.wasm                  Rust program with spindle-alloc as #[global_allocator]
 #   hello_c_{dlmalloc,spindle}.wasm, hello_rust{,_default}.wasm   size comparison (stripped)
 # First builds and installs the C archive (tools/build-c-libs.sh). Usage: bash tests/alloc/build.sh
@@ -14,7 +15,7 @@ mkdir -p "$out"
 prefix=$("$repo/tools/build-c-libs.sh")
 cc="$repo/tools/wasi-cc"
 lib="$prefix/lib/libspindle-alloc-validate.a"
-for t in api threads; do
+for t in api threads grow_handoff; do
   "$cc" -Wall -Werror -I"$prefix/include" "$here/c/$t.c" "$lib" -o "$out/$t.wasm"
 done
 "$cc" -Wall -Werror -I"$prefix/include" "$here/c/oom.c" "$lib" -Wl,--max-memory=33554432 -o "$out/oom.wasm"
