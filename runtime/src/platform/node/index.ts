@@ -31,7 +31,13 @@ const lazyRequire = createRequire(import.meta.url);
  * shares the owner's instead of getting a copy.
  */
 function startWorker(init: WorkerInit, onFailure: (message: string) => void): WorkerHandle {
-  const w = new Worker(workerUrl, { workerData: init, env: SHARE_ENV, stdout: false, stderr: false });
+  // trackUnmanagedFds: false. By default Node closes, when a worker ends, every fd that worker
+  // opened with fs.openSync and did not close itself. The program's OS fds belong to the shared fd
+  // table (fs/shared-fd-table.ts), not to the worker that opened them: one opened on worker A and
+  // closed on worker B was closed AGAIN by A's exit, by then another thread's file or libuv's own
+  // epoll/eventfd (libuv aborts: the silent SIGABRT of issue 14), and a file still in use by
+  // other threads was closed under them.
+  const w = new Worker(workerUrl, { workerData: init, env: SHARE_ENV, stdout: false, stderr: false, trackUnmanagedFds: false });
   w.on('error', (e) => onFailure(`worker for slot ${init.slot} failed: ${e instanceof Error ? e.message : String(e)}`));
   return { terminate: async () => { await w.terminate(); } };
 }
