@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { SharedFdTable, HOST_DIR, STDIN, STDOUT, FREE, KIND } from '../dist/fs/shared-fd-table.js';
+import { SharedFdTable, GEN, HOST_DIR, HOST_FILE, MEMFS, STDIN, STDOUT, FREE, KIND } from '../dist/fs/shared-fd-table.js';
 import { assertOneLineError, expectGuestOk, fsGuest, fsGuestsBuild, repoRoot, wasmtimeBin, withTempDir, runCliAsync, runGuest, needs } from './helpers.mjs';
 
 const built = fsGuestsBuild;
@@ -136,40 +136,75 @@ describe('--preload and --save', () => {
 describe('the shared fd table', () => {
   test('stdio at 0-2, preopens next, lowest free number, EBADF/EMFILE, renumber needs both fds open', () => {
     const t = SharedFdTable.create();
-    assert.equal(t.insertEntry({ kind: HOST_DIR, path: '/x', mount: 0, preopen: 1 }), 3);
+    assert.equal(t.insertEntry({ kind: MEMFS, handle: 100, path: '/x', mount: 0, preopen: 1 }), 3);
     assert.equal(t.field(0, KIND), STDIN);
     assert.equal(t.field(1, KIND), STDOUT);
     assert.equal(t.path(3), '/x');
     // A second view on the same buffer (as another thread has) sees the same entries.
     const released = [];
-    const other = new SharedFdTable(t.buffer).bind({ materialize: () => ({}), release: (_t, kind, handle) => released.push([kind, handle]) });
+    const other = new SharedFdTable(t.buffer).bind({ materialize: () => ({}), release: (_t, kind, handle) => released.push([kind, handle]), closeOs: () => {} });
     assert.equal(other.path(3), '/x');
-    const fd = other.insertEntry({ kind: HOST_DIR, path: '/y', mount: 0 });
+    const fd = other.insertEntry({ kind: MEMFS, handle: 101, path: '/y', mount: 0 });
     assert.equal(fd, 4);
     assert.throws(() => other.renumber(4, 9), (e) => e.errno === 8);
     other.renumber(4, 3);
-    assert.deepEqual(released, [[HOST_DIR, -1]]); // the fd renumbered over was released, once
+    assert.deepEqual(released, [[MEMFS, 100]]); // the fd renumbered over was released, once
     assert.equal(t.path(3), '/y');
     assert.equal(t.field(4, KIND), FREE);
     assert.throws(() => other.get(4), (e) => e.errno === 8);
     other.close(3);
     assert.throws(() => other.close(3), (e) => e.errno === 8);
     assert.throws(() => other.get(1 << 30), (e) => e.errno === 8);
-    for (let i = 3; i < 1024; i++) other.insertEntry({ kind: HOST_DIR, path: '/z', mount: 0 });
-    assert.throws(() => other.insertEntry({ kind: HOST_DIR, path: '/z', mount: 0 }), (e) => e.errno === 33); // EMFILE
+    for (let i = 3; i < 1024; i++) other.insertEntry({ kind: MEMFS, handle: i, path: '/z', mount: 0 });
+    assert.throws(() => other.insertEntry({ kind: MEMFS, path: '/z', mount: 0 }), (e) => e.errno === 33); // EMFILE
   });
 
   test('a cached descriptor is replaced when the entry changes (generation)', () => {
-    const t = SharedFdTable.create().bind({ materialize: () => ({}), release: () => {} });
+    const kinds = { materialize: () => ({}), release: () => {}, closeOs: () => {} };
+    const t = SharedFdTable.create().bind(kinds);
     let made = 0;
-    const view = new SharedFdTable(t.buffer).bind({ materialize: (_t, fd) => ({ fd, n: ++made }), release: () => {} });
-    const fd = t.insertEntry({ kind: HOST_DIR, path: '/a', mount: 0 });
+    const view = new SharedFdTable(t.buffer).bind({ ...kinds, materialize: (_t, fd) => ({ fd, n: ++made }) });
+    const fd = t.insertEntry({ kind: MEMFS, handle: 1, path: '/a', mount: 0 });
     const a = view.get(fd);
     assert.equal(view.get(fd), a); // cached
     t.close(fd);
-    t.insertEntry({ kind: HOST_DIR, path: '/b', mount: 0 });
+    t.insertEntry({ kind: MEMFS, handle: 2, path: '/b', mount: 0 });
     assert.notEqual(view.get(fd), a);
     assert.equal(made, 2);
+  });
+
+  test('an OS fd is closed by its last user: a pinned call outlives a close; a stale descriptor cannot pin', () => {
+    const closed = [];
+    const kinds = { materialize: () => ({}), release: () => {}, closeOs: (os) => closed.push(os) };
+    const t = SharedFdTable.create().bind(kinds);
+    const other = new SharedFdTable(t.buffer).bind(kinds);
+    const fd = t.insertEntry({ kind: HOST_FILE, handle: 40, mount: 0 });
+    const gen = t.field(fd, GEN);
+    assert.equal(other.pinOs(fd, gen), 40); // a call in flight on another thread
+    t.close(fd);
+    assert.deepEqual(closed, []); // not while the call runs
+    assert.equal(other.pinOs(fd, gen), -1); // a later call through the stale descriptor: refused
+    assert.throws(() => other.withEntryLock(fd, gen, () => 0), (e) => e.errno === 8);
+    // The number may be reused at once, with another OS fd: the stale pin still refers to 40.
+    const again = t.insertEntry({ kind: HOST_FILE, handle: 41, mount: 0 });
+    assert.equal(again, fd);
+    assert.equal(other.pinOs(fd, gen), -1);
+    other.unpinOs(40);
+    assert.deepEqual(closed, [40]); // the last user closed it, once
+    // The OS handing out a number the table still holds is a broken invariant, not an errno.
+    assert.throws(() => t.insertEntry({ kind: HOST_DIR, handle: 41, mount: 0 }), /OS fd 41 was handed out/);
+    assert.throws(() => t.insertEntry({ kind: HOST_FILE, handle: 1 << 20, mount: 0 }), (e) => e.errno === 33); // EMFILE
+    // renumber drops the reference of the fd it replaces; closeAll the rest (a pinned one stays open).
+    const d = t.insertEntry({ kind: HOST_DIR, handle: 42, mount: 0 });
+    t.renumber(d, again);
+    assert.deepEqual(closed, [40, 41]);
+    const e = t.insertEntry({ kind: HOST_FILE, handle: 43, mount: 0 });
+    assert.equal(other.pinOs(e, t.field(e, GEN)), 43);
+    const atEnd = [];
+    t.closeAll((os) => atEnd.push(os));
+    assert.deepEqual(atEnd, [42]);
+    other.unpinOs(43);
+    assert.deepEqual(closed, [40, 41, 43]);
   });
 
   test('4 threads opening, checking and closing fds at once: no fd number is ever held twice', async () => {
@@ -180,17 +215,17 @@ describe('the shared fd table', () => {
     const url = new URL('../dist/fs/shared-fd-table.js', import.meta.url).href;
     const code = `
       const { workerData, parentPort } = require('node:worker_threads');
-      import(${JSON.stringify(url)}).then(({ SharedFdTable, HANDLE, HOST_DIR }) => {
+      import(${JSON.stringify(url)}).then(({ SharedFdTable, HANDLE, MEMFS }) => {
         const { buffer, id } = workerData;
         let released = 0;
-        const t = new SharedFdTable(buffer).bind({ materialize: () => ({}), release: () => { released++; } });
+        const t = new SharedFdTable(buffer).bind({ materialize: () => ({}), release: () => { released++; }, closeOs: () => {} });
         let bad = 0, seed = id * 7919 + 1;
         const rand = (n) => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed % n; };
         const held = [];
         for (let i = 0; i < 20000; i++) {
           if (held.length < 20 && rand(2) === 0) {
             const stamp = id * 1000000 + i;
-            held.push([t.insertEntry({ kind: HOST_DIR, handle: stamp, path: 'p' + stamp, mount: 0 }), stamp]);
+            held.push([t.insertEntry({ kind: MEMFS, handle: stamp, path: 'p' + stamp, mount: 0 }), stamp]);
           } else if (held.length > 0) {
             const [fd, stamp] = held.splice(rand(held.length), 1)[0];
             if (t.field(fd, HANDLE) !== stamp || t.path(fd) !== 'p' + stamp) bad++;
@@ -207,7 +242,8 @@ describe('the shared fd table', () => {
       w.once('error', reject);
     })));
     for (const r of results) assert.equal(r.bad, 0);
-    const opened = [...t.openEntries()].map((e) => e.fd);
+    const opened = [];
+    for (let fd = 0; fd < 1024; fd++) if (t.field(fd, KIND) !== FREE) opened.push(fd);
     assert.deepEqual(opened, [0, 1, 2]); // everything closed again, stdio untouched
   });
 });

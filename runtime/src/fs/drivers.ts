@@ -16,13 +16,20 @@ export interface MountSpec {
   readonly readOnly: boolean;
 }
 
+/** A host directory opened to be mounted: its OS fd, and the path the platform keeps for it ('' if none). */
+export interface OpenedRoot {
+  readonly fd: number;
+  readonly path: string;
+}
+
 /** What a platform supplies for host directories (Node: platform/node/host-fs.ts). */
 export interface HostFsDriver {
-  file(table: SharedFdTable, fd: number, osFd: number): Descriptor;
-  dir(table: SharedFdTable, fd: number, mounts: readonly MountSpec[]): Descriptor;
+  /** The descriptor of entry `fd` (generation `gen`, OS fd `osFd`) on the calling thread. */
+  file(table: SharedFdTable, fd: number, gen: number, osFd: number): Descriptor;
+  dir(table: SharedFdTable, fd: number, gen: number, mounts: readonly MountSpec[]): Descriptor;
   closeOsFd(osFd: number): void;
-  /** The real path of a host directory to mount, or what is wrong with it. */
-  root(host: string): string | { error: string };
+  /** Opens a host directory to mount (program setup), or says what is wrong with it. */
+  root(host: string): OpenedRoot | { error: string };
   /** A .tar file's bytes, or a host directory packed as a tar stream (--preload). */
   readTree(path: string): Uint8Array;
   /** Writes `bytes` to `path` through a temporary file and a rename (--save). */

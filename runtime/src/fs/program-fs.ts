@@ -11,8 +11,8 @@
  */
 import { SpindleError } from '../errors.js';
 import { hostDirEntryFor, type FsInit } from './runtime-fs.js';
-import type { HostFsDriver, LoadedOpfsDir, MountSpec } from './drivers.js';
-import { HOST_FILE, SharedFdTable } from './shared-fd-table.js';
+import type { HostFsDriver, LoadedOpfsDir, MountSpec, OpenedRoot } from './drivers.js';
+import { SharedFdTable } from './shared-fd-table.js';
 import { openMemoryMounts, type MemoryMounts } from './memory-mounts.js';
 import type { OpfsMounts } from './memfs.js';
 
@@ -86,15 +86,22 @@ export class ProgramFs {
 
   /** Sets the filesystem up; throws SpindleError (BAD_OPTION) on a bad option or a corrupt tar. */
   static async create(options: FsOptions, drivers: ProgramFsDrivers): Promise<ProgramFs> {
-    const { hostFs, opfsLoad, readFile } = drivers;
+    const { hostFs } = drivers;
     const dirs = (options.dirs ?? []).map((d) => (typeof d === 'string' ? parseDir(d) : d));
     if (dirs.length > 0 && !hostFs) throw new SpindleError('BAD_OPTION', 'host directories (dirs, --dir) need Node.js; in a browser use memory mounts');
-    const mounts: MountSpec[] = [];
-    for (const d of dirs) {
-      const root = hostFs!.root(d.host);
-      if (typeof root !== 'string') throw new SpindleError('BAD_OPTION', `--dir ${d.host}: ${root.error}`);
-      mounts.push({ guest: d.guest ?? d.host, host: root, readOnly: d.readOnly ?? false });
+    const roots = openRoots(dirs, hostFs);
+    try {
+      return await ProgramFs.withRoots(options, drivers, dirs, roots);
+    } catch (e) {
+      for (const r of roots) hostFs!.closeOsFd(r.fd);
+      throw e;
     }
+  }
+
+  /** `create` once the host directories are open (their OS fds are closed by the caller on error). */
+  private static async withRoots(options: FsOptions, drivers: ProgramFsDrivers, dirs: readonly HostDirOption[], roots: readonly OpenedRoot[]): Promise<ProgramFs> {
+    const { hostFs, opfsLoad, readFile } = drivers;
+    const mounts: MountSpec[] = dirs.map((d, i) => ({ guest: d.guest ?? d.host, host: roots[i]!.path, readOnly: d.readOnly ?? false }));
     const opfsDirs: { guest: string; dir: string }[] = [];
     for (const m of options.mounts ?? []) {
       const i = m.indexOf('=opfs:');
@@ -117,7 +124,7 @@ export class ProgramFs {
 
     const table = SharedFdTable.create();
     mounts.forEach((m, i) => {
-      if (m.host !== null) table.insertEntry(hostDirEntryFor(m.host, i, i + 1));
+      if (m.host !== null) table.insertEntry(hostDirEntryFor(roots[i]!.fd, m.host, i, i + 1));
       else table.insertEntry(memory!.preopenEntry(m.guest, i, i + 1));
     });
     return new ProgramFs({ table: table.buffer, mounts, memfs: (memory?.init ?? null) as FsInit['memfs'] }, table, memory, saves, hostFs);
@@ -146,8 +153,25 @@ export class ProgramFs {
   }
 
   private closeHostFds(): void {
-    for (const e of this.table.openEntries()) if (e.kind === HOST_FILE) this.hostFs?.closeOsFd(e.handle);
+    const hostFs = this.hostFs;
+    if (hostFs) this.table.closeAll((os) => hostFs.closeOsFd(os));
   }
+}
+
+/** Opens every host directory to mount (all or none: on an error the opened ones are closed). */
+function openRoots(dirs: readonly HostDirOption[], hostFs: HostFsDriver | undefined): OpenedRoot[] {
+  const roots: OpenedRoot[] = [];
+  for (const d of dirs) {
+    const root = d.host === ''
+      ? { error: `give the host directory (e.g. --dir .::${d.guest || '/data'}); an empty one is refused` }
+      : hostFs!.root(d.host);
+    if ('error' in root) {
+      for (const r of roots) hostFs!.closeOsFd(r.fd);
+      throw new SpindleError('BAD_OPTION', `--dir ${d.host}::${d.guest ?? ''}: ${root.error}`);
+    }
+    roots.push(root);
+  }
+  return roots;
 }
 
 function readPreload(hostFs: HostFsDriver, from: string): Uint8Array {

@@ -32,9 +32,12 @@ export interface FsInit {
 export const DIR_BASE = 0x7b7fe00n;
 export const DIR_INHERITING = 0xff7ffffn;
 
-/** The table entry of a host directory at host path `path`, under mount `mount`. */
-export function hostDirEntryFor(path: string, mount: number, preopen = 0): EntryInit {
-  return { kind: HOST_DIR, path, mount, preopen, filetype: FILETYPE_DIRECTORY, rightsBase: DIR_BASE, rightsInheriting: DIR_INHERITING };
+/**
+ * The table entry of a host directory: `osFd` an OS fd of it (the table's reference), `path` its
+ * host path where the platform needs one (else ''), under mount `mount`.
+ */
+export function hostDirEntryFor(osFd: number, path: string, mount: number, preopen = 0): EntryInit {
+  return { kind: HOST_DIR, handle: osFd, path, mount, preopen, filetype: FILETYPE_DIRECTORY, rightsBase: DIR_BASE, rightsInheriting: DIR_INHERITING };
 }
 
 /**
@@ -54,21 +57,21 @@ export function threadFdTable(
   const memThread = (): MemFsThread => mem ?? (() => { throw new Error('spindle: a memory-FS fd without the memory FS module'); })();
   const needHost = (): HostFsDriver => hostFs ?? (() => { throw new Error('spindle: a host fd on a platform without host directories'); })();
   const kinds: EntryKinds = {
-    materialize(t, fd, kind) {
+    materialize(t, fd, kind, gen) {
       switch (kind) {
         case STDIN: case STDOUT: case STDERR:
           stdio ??= stdioDescriptors(host, stdioTty);
           return stdio[kind - STDIN]!;
-        case HOST_FILE: return needHost().file(t, fd, t.field(fd, HANDLE));
-        case HOST_DIR: return needHost().dir(t, fd, init.mounts);
+        case HOST_FILE: return needHost().file(t, fd, gen, t.field(fd, HANDLE));
+        case HOST_DIR: return needHost().dir(t, fd, gen, init.mounts);
         case MEMFS: return memThread().descriptor(t.field(fd, HANDLE));
         default: throw new Error(`spindle: fd ${fd} has an unknown kind ${kind}`);
       }
     },
     release(_t, kind, handle, _aux, d) {
-      if (kind === HOST_FILE) needHost().closeOsFd(handle);
-      else if (kind === MEMFS) (d ?? memThread().descriptor(handle)).close();
+      if (kind === MEMFS) (d ?? memThread().descriptor(handle)).close();
     },
+    closeOs: (os) => needHost().closeOsFd(os),
   };
   return table.bind(kinds);
 }

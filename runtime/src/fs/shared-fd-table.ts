@@ -5,21 +5,29 @@
  *
  * What is shared: for each fd number an entry of ENTRY_WORDS Int32 words (kind, generation, a
  * per-entry lock, the handle: a host OS fd or a memory-FS module fd, fdflags, filetype, rights,
- * the file offset) and, for host directories, the directory's host path (Node has no openat, so
- * a directory fd IS its path). What is per thread: the `Descriptor` objects, materialized from the
- * entry on first use by the `EntryKinds` of that thread and cached with the entry's generation.
+ * the file offset) and, for host directories, the directory's host path (kept only where the
+ * platform cannot reach names through the directory's OS fd: see platform/node/host-path.ts).
+ * What is per thread: the `Descriptor` objects, materialized from the entry on first use by the
+ * `EntryKinds` of that thread and cached with the entry's generation.
  *
  * Invariants:
  *   - KIND == FREE  <=>  the fd number is not open. Entries change only under the table lock
  *     (TABLE_LOCK); every change bumps GEN, so a cached descriptor is valid iff its GEN matches.
- *   - An entry's resource (OS fd, module fd) is released exactly once, by the thread that closed
- *     the WASI fd (or renumbered another fd over it), after the entry left the table.
+ *   - A module fd (MEMFS) is released exactly once, by the thread that closed the WASI fd (or
+ *     renumbered another fd over it), after the entry left the table.
+ *   - An OS fd (HOST_FILE, HOST_DIR) is closed only when no one uses it: OS_REFS[os] counts the
+ *     entry holding it (1 while it is in the table) plus every call in flight on it (`pinOs`, as a
+ *     kernel holds a file reference for the duration of a syscall); whoever drops the count to 0
+ *     closes it. A pin is taken under the table lock and only if the entry still has the
+ *     generation the caller's descriptor was made from, so a call never reaches an OS fd number
+ *     after it was closed and reused (by another open, or by Node itself).
  *   - fds 0-2 are stdio (kinds STDIN/STDOUT/STDERR, served by each thread's own stdio
  *     descriptors); preopens follow at 3, 4, ... in the order configured (wasmtime's numbering).
  *
  * Thread rules: any thread may call any method. The table lock is held for a few word copies,
  * never across a host call; the entry lock (`withEntryLock`) serializes offset updates of one
- * open file description (read/write/seek on the same fd from several threads).
+ * open file description (read/write/seek on the same fd from several threads). Lock order: a pin
+ * (table lock, released at once) before the entry lock; never the table lock inside the entry lock.
  *
  * Memory ordering: entry words (GEN included) are written with plain stores under the table lock
  * and published by the unlock (`Atomics.store`, sequentially consistent). `get` reads GEN and KIND
@@ -36,6 +44,11 @@ import type { Descriptor, FdTable } from '../wasi/fd-table.js';
 export const MAX_FDS = 1024;
 /** Longest host path of a directory fd, in UTF-8 bytes (Linux's PATH_MAX). */
 export const MAX_PATH_BYTES = 4096;
+/**
+ * OS fd numbers the table can hold (OS_REFS has a counter per number). An open that the OS gives
+ * a higher number is closed again and fails with EMFILE.
+ */
+export const OS_FD_LIMIT = 65536;
 
 const HEADER_BYTES = 64;
 const TABLE_LOCK = 0; // header word
@@ -69,6 +82,11 @@ export const HOST_FILE = 4;
 export const HOST_DIR = 5;
 export const MEMFS = 6;
 
+/** The kinds whose HANDLE is an OS fd (reference-counted in OS_REFS). */
+export function holdsOsFd(kind: number): boolean {
+  return kind === HOST_FILE || kind === HOST_DIR;
+}
+
 /** What a new entry holds (everything but KIND/GEN/LOCK). */
 export interface EntryInit {
   kind: number;
@@ -90,9 +108,15 @@ export interface PendingEntry extends Descriptor {
 
 /** The per-thread side: makes descriptors of an entry, and releases an entry's resource. */
 export interface EntryKinds {
-  materialize(table: SharedFdTable, fd: number, kind: number): Descriptor;
-  /** `d`: this thread's descriptor of that very entry, when it has one (it may release through it). */
+  /** `gen`: the entry's generation, for `pinOs` (a descriptor is valid only for it). */
+  materialize(table: SharedFdTable, fd: number, kind: number, gen: number): Descriptor;
+  /**
+   * Releases a resource that is not an OS fd (MEMFS). `d`: this thread's descriptor of that very
+   * entry, when it has one (it may release through it).
+   */
   release(table: SharedFdTable, kind: number, handle: number, aux: number, d?: Descriptor): void;
+  /** Closes an OS fd whose last user is gone. */
+  closeOs(os: number): void;
 }
 
 const encoder = new TextEncoder();
@@ -103,6 +127,8 @@ export class SharedFdTable implements FdTable {
   private readonly big: BigInt64Array;
   private readonly bytes: Uint8Array;
   private readonly pathBase: number;
+  /** OS_REFS: users of each OS fd number (see the invariants). */
+  private readonly osRefs: Int32Array;
   /**
    * This thread's descriptors by fd number, each valid while the entry's GEN equals
    * `cachedGen[fd]` (two flat arrays: no object per open).
@@ -116,12 +142,13 @@ export class SharedFdTable implements FdTable {
     this.big = new BigInt64Array(buffer);
     this.bytes = new Uint8Array(buffer);
     this.pathBase = HEADER_BYTES + MAX_FDS * ENTRY_BYTES;
+    this.osRefs = new Int32Array(buffer, this.pathBase + MAX_FDS * MAX_PATH_BYTES, OS_FD_LIMIT);
   }
 
   /** A new table with stdio at 0-2 (made on the thread that sets the program up). */
   static create(): SharedFdTable {
     // The path area is MAX_FDS * 4 KiB of virtual memory; only pages written are ever touched.
-    const t = new SharedFdTable(new SharedArrayBuffer(HEADER_BYTES + MAX_FDS * (ENTRY_BYTES + MAX_PATH_BYTES)));
+    const t = new SharedFdTable(new SharedArrayBuffer(HEADER_BYTES + MAX_FDS * (ENTRY_BYTES + MAX_PATH_BYTES) + OS_FD_LIMIT * 4));
     t.insertEntry({ kind: STDIN });
     t.insertEntry({ kind: STDOUT });
     t.insertEntry({ kind: STDERR });
@@ -148,7 +175,7 @@ export class SharedFdTable implements FdTable {
       if (cached !== undefined && this.cachedGen[i] === gen) return cached;
       const kind = w[base + KIND]!;
       if (kind === FREE) fail(ERRNO_BADF);
-      const d = this.kinds!.materialize(this, i, kind);
+      const d = this.kinds!.materialize(this, i, kind, gen);
       // Seqlock-style: if the entry changed while we read it, read it again.
       if (Atomics.load(w, base + GEN) !== gen) continue;
       this.remember(i, gen, d);
@@ -165,7 +192,9 @@ export class SharedFdTable implements FdTable {
     try {
       return this.insertEntry(entry);
     } catch (e) {
-      this.kinds!.release(this, entry.kind, entry.handle ?? -1, entry.aux ?? 0);
+      // Never in the table: nobody else can hold its OS fd.
+      if (holdsOsFd(entry.kind)) this.kinds!.closeOs(entry.handle ?? -1);
+      else this.kinds!.release(this, entry.kind, entry.handle ?? -1, entry.aux ?? 0);
       throw e;
     }
   }
@@ -220,7 +249,7 @@ export class SharedFdTable implements FdTable {
     const cached = this.cachedGen[i] === gen ? this.cached[i] : undefined;
     this.cached[i] = undefined;
     // This thread's descriptor of the entry just closed, if it has one (no second materialization).
-    this.kinds!.release(this, kind, handle, aux, cached);
+    this.releaseResource(kind, handle, aux, cached);
   }
 
   /** As wasmtime: both fds must be open; `to` is closed and `from` takes its number. */
@@ -241,7 +270,7 @@ export class SharedFdTable implements FdTable {
     Atomics.add(this.words, tb + GEN, 1);
     this.unlock();
     this.cached[f] = this.cached[t] = undefined;
-    this.kinds!.release(this, kind, handle, aux);
+    this.releaseResource(kind, handle, aux);
   }
 
   // --- entries -----------------------------------------------------------------------------
@@ -253,9 +282,21 @@ export class SharedFdTable implements FdTable {
   insertEntry(e: EntryInit, d?: Descriptor): number {
     const path = e.path === undefined ? undefined : encoder.encode(e.path);
     if (path && path.length > MAX_PATH_BYTES) fail(ERRNO_NAMETOOLONG);
+    const os = holdsOsFd(e.kind) ? e.handle ?? -1 : -1;
+    if (holdsOsFd(e.kind)) {
+      if (os < 0 || os >= OS_FD_LIMIT) fail(ERRNO_MFILE);
+      // The OS just gave this number out, so no entry or call of ours can still hold it.
+      if (Atomics.compareExchange(this.osRefs, os, 0, 1) !== 0) {
+        throw new Error(`spindle: OS fd ${os} was handed out while the fd table still holds it`);
+      }
+    }
     this.lock();
     const i = this.lowestFree();
-    if (i === MAX_FDS) { this.unlock(); fail(ERRNO_MFILE); }
+    if (i === MAX_FDS) {
+      this.unlock();
+      if (os >= 0) Atomics.store(this.osRefs, os, 0);
+      fail(ERRNO_MFILE);
+    }
     const base = this.at(i);
     this.words[base + HANDLE] = e.handle ?? -1;
     this.words[base + FDFLAGS] = e.fdflags ?? 0;
@@ -309,11 +350,16 @@ export class SharedFdTable implements FdTable {
     return decoder.decode(this.bytes.slice(this.pathAt(fd), this.pathAt(fd) + len));
   }
 
-  /** Runs `f` holding `fd`'s entry lock (waits, so never on a browser main thread). */
-  withEntryLock<T>(fd: number, f: () => T): T {
+  /**
+   * Runs `f` holding `fd`'s entry lock (waits, so never on a browser main thread), if the entry
+   * still has generation `gen`; else the fd was closed (and its number maybe reused) since the
+   * caller's descriptor was made: EBADF, as if the close came first.
+   */
+  withEntryLock<T>(fd: number, gen: number, f: () => T): T {
     const w = this.at(fd) + LOCK;
     while (Atomics.compareExchange(this.words, w, 0, 1) !== 0) Atomics.wait(this.words, w, 1, 1);
     try {
+      if (Atomics.load(this.words, this.at(fd) + GEN) !== gen) fail(ERRNO_BADF);
       return f();
     } finally {
       Atomics.store(this.words, w, 0);
@@ -321,13 +367,52 @@ export class SharedFdTable implements FdTable {
     }
   }
 
-  /** Every open entry (for the end of the program: closing host fds). */
-  *openEntries(): Generator<{ fd: number; kind: number; handle: number; aux: number }> {
-    for (let i = 0; i < MAX_FDS; i++) {
-      const b = this.at(i);
-      const kind = Atomics.load(this.words, b + KIND);
-      if (kind !== FREE) yield { fd: i, kind, handle: this.words[b + HANDLE]!, aux: this.words[b + AUX]! };
+  /**
+   * Takes a reference on the OS fd of entry `fd` for one call, if the entry still has generation
+   * `gen` (the one the caller's descriptor was made from); returns the OS fd, or -1 when the fd
+   * was closed or renumbered since. Every successful pin is followed by one `unpinOs`.
+   */
+  pinOs(fd: number, gen: number): number {
+    const base = this.at(fd);
+    this.lock();
+    if (this.words[base + GEN] !== gen || !holdsOsFd(this.words[base + KIND]!)) {
+      this.unlock();
+      return -1;
     }
+    const os = this.words[base + HANDLE]!;
+    Atomics.add(this.osRefs, os, 1);
+    this.unlock();
+    return os;
+  }
+
+  /** Drops one reference on OS fd `os`; the last one closes it. */
+  unpinOs(os: number): void {
+    if (Atomics.sub(this.osRefs, os, 1) === 1) this.kinds!.closeOs(os);
+  }
+
+  /**
+   * The end of the program (every thread stopped): frees every entry and drops the table's
+   * reference on each OS fd, closing those no call holds (`closeOs`). A call left pinned by a
+   * worker that was stopped inside it keeps its OS fd open: leaked rather than reused under it.
+   */
+  closeAll(closeOs: (os: number) => void): void {
+    for (let i = 0; i < MAX_FDS; i++) {
+      this.lock();
+      const b = this.at(i);
+      const kind = this.words[b + KIND]!, handle = this.words[b + HANDLE]!;
+      if (kind !== FREE) {
+        this.words[b + KIND] = FREE;
+        this.words[b + GEN] = (this.words[b + GEN]! + 1) | 0;
+      }
+      this.unlock();
+      if (holdsOsFd(kind) && Atomics.sub(this.osRefs, handle, 1) === 1) closeOs(handle);
+    }
+  }
+
+  /** Releases the resource of an entry that just left the table. */
+  private releaseResource(kind: number, handle: number, aux: number, d?: Descriptor): void {
+    if (holdsOsFd(kind)) this.unpinOs(handle);
+    else this.kinds!.release(this, kind, handle, aux, d);
   }
 
   private remember(fd: number, gen: number, d: Descriptor): void {

@@ -1,18 +1,22 @@
 /**
  * The path operations relative to a host directory fd (`Directory`), on node:fs, synchronously on
- * the calling thread. Every guest path is confined by `resolve` (host-path.ts) first; the host
- * call then gets a path whose every component was checked, and O_NOFOLLOW where it opens.
+ * the calling thread. The directory fd's OS fd is pinned for the whole call (host-file.ts's
+ * `pinned`), every guest path is resolved by `walk` (host-path.ts) from that OS fd one component
+ * at a time, and the host call then acts on `(parent fd, name)` without following `name`:
+ * confinement by construction, whatever another thread or process renames meanwhile.
  *
  * Read-only mounts (`--dir-ro`, `{ readOnly: true }`): every call that would change the tree, and
- * opening a file for writing (TRUNC counts as writing: compute the access first, check once), is
- * EPERM, as wasmtime answers for a directory without mutate permission.
+ * opening a file for writing (TRUNC and CREAT count as writing: compute the access first, check
+ * once), is EPERM, as wasmtime answers for a directory without DirPerms::MUTATE; files opened
+ * there carry AUX_READ_ONLY (no set-times, set-size, allocate through their fds).
  *
  * Hard links and renames between a host directory and another backend are EXDEV.
  */
 import {
-  constants, fstatSync, linkSync, lstatSync, mkdirSync, openSync, readlinkSync, renameSync, rmdirSync,
-  realpathSync, symlinkSync, unlinkSync, utimesSync, lutimesSync,
+  constants, fstatSync, linkSync, lutimesSync, mkdirSync, openSync, readlinkSync, realpathSync,
+  renameSync, rmdirSync, symlinkSync, unlinkSync, futimesSync, closeSync,
 } from 'node:fs';
+import type { OpenedRoot } from '../../fs/drivers.js';
 import {
   ERRNO_EXIST, ERRNO_INVAL, ERRNO_ISDIR, ERRNO_LOOP, ERRNO_NOENT, ERRNO_NOTDIR, ERRNO_PERM, ERRNO_XDEV,
   FDFLAGS_APPEND, FDFLAGS_DSYNC, FDFLAGS_RSYNC, FDFLAGS_SYNC, LOOKUPFLAGS_SYMLINK_FOLLOW,
@@ -22,132 +26,173 @@ import {
 } from '../../wasi/constants.js';
 import { fail } from '../../wasi/errno.js';
 import type { Descriptor, Directory, Filestat } from '../../wasi/fd-table.js';
-import { AUX_OS_APPEND, filestatOf, filetypeOf, PendingHost, timesFor, type MountInfo } from './host-file.js';
+import { AUX_OS_APPEND, AUX_READ_ONLY, filestatOf, filetypeOf, PendingHost, pinned, timesFor, type MountInfo } from './host-file.js';
 import { DIR_INHERITING, hostDirEntryFor } from '../../fs/runtime-fs.js';
-import { resolve, sys, type Resolved } from './host-path.js';
-import { HOST_FILE } from '../../fs/shared-fd-table.js';
+import { DIR_FLAGS, dirItself, inDir, PROC_FD, sys, walk, type DirRef, type Named, type Resolved } from './host-path.js';
+import { HOST_FILE, type SharedFdTable } from '../../fs/shared-fd-table.js';
 
 const WRITE_RIGHTS = RIGHTS_FD_WRITE | RIGHTS_FD_DATASYNC | RIGHTS_FD_ALLOCATE | RIGHTS_FD_FILESTAT_SET_SIZE;
+const follows = (lookupflags: number): boolean => (lookupflags & LOOKUPFLAGS_SYMLINK_FOLLOW) !== 0;
 
 export class HostDirectory implements Directory {
-  constructor(readonly path: string, private readonly mount: number, private readonly info: MountInfo) {}
+  constructor(
+    private readonly table: SharedFdTable,
+    private readonly fd: number,
+    private readonly gen: number,
+    private readonly path: string,
+    private readonly mount: number,
+    private readonly info: MountInfo,
+  ) {}
 
   private writable(): void {
     if (this.info.readOnly) fail(ERRNO_PERM);
   }
+  /** `f` on `path` resolved from this directory (its OS fd pinned, the walk's fds open). */
+  private at<T>(path: string, follow: boolean, f: (r: Resolved, root: DirRef) => T): T {
+    return pinned(this.table, this.fd, this.gen, (os) => {
+      const root = { fd: os, path: this.path };
+      return walk(root, path, follow, (r) => f(r, root));
+    });
+  }
   /** The entry `path` names, as a name in a parent (mkdir, unlink, ... never act on "." or ".."). */
-  private named(path: string, follow = false): Resolved & { name: string } {
-    const r = resolve(this.path, path, follow);
-    if (r.name === null) fail(r.stat ? ERRNO_EXIST : ERRNO_NOENT);
-    return r as Resolved & { name: string };
+  private named<T>(path: string, follow: boolean, f: (r: Named) => T): T {
+    return this.at(path, follow, (r) => (r.name === null ? fail(r.stat ? ERRNO_EXIST : ERRNO_NOENT) : f(r as Named)));
   }
 
   createDirectory(path: string): void {
     this.writable();
-    const r = resolve(this.path, path, false);
-    if (r.name === null || r.stat) fail(ERRNO_EXIST);
-    sys(() => mkdirSync(r.host, 0o777));
+    this.at(path, false, (r) => {
+      if (r.name === null || r.stat) fail(ERRNO_EXIST);
+      sys(() => mkdirSync(inDir(r.parent, r.name!), 0o777));
+    });
   }
 
   filestat(lookupflags: number, path: string): Filestat {
-    const r = resolve(this.path, path, (lookupflags & LOOKUPFLAGS_SYMLINK_FOLLOW) !== 0);
-    if (!r.stat) fail(ERRNO_NOENT);
-    if (r.trailingSlash && !r.stat.isDirectory()) fail(ERRNO_NOTDIR);
-    return filestatOf(r.stat);
+    return this.at(path, follows(lookupflags), (r) => {
+      if (!r.stat) fail(ERRNO_NOENT);
+      if (r.trailingSlash && !r.stat.isDirectory()) fail(ERRNO_NOTDIR);
+      return filestatOf(r.stat);
+    });
   }
 
   setTimes(lookupflags: number, path: string, atim: bigint, mtim: bigint, fstflags: number): void {
     this.writable();
-    const follow = (lookupflags & LOOKUPFLAGS_SYMLINK_FOLLOW) !== 0;
-    const r = resolve(this.path, path, follow);
-    if (!r.stat) fail(ERRNO_NOENT);
-    const [a, m] = timesFor(r.stat, atim, mtim, fstflags);
-    // The path is resolved: its last component is a symlink only when not following.
-    sys(() => (r.stat!.isSymbolicLink() ? lutimesSync : utimesSync)(r.host, a, m));
+    this.at(path, follows(lookupflags), (r, root) => {
+      if (!r.stat) fail(ERRNO_NOENT);
+      const [a, m] = timesFor(r.stat, atim, mtim, fstflags);
+      // Resolved: the entry is a symlink only when not following, and lutimes never follows it.
+      if (r.name === null) sys(() => futimesSync(root.fd, a, m));
+      else sys(() => lutimesSync(inDir(r.parent, r.name!), a, m));
+    });
   }
 
   link(srcLookupflags: number, srcPath: string, target: Directory, targetPath: string): void {
     if (!(target instanceof HostDirectory)) fail(ERRNO_XDEV);
     this.writable();
     target.writable();
-    const src = this.named(srcPath, (srcLookupflags & LOOKUPFLAGS_SYMLINK_FOLLOW) !== 0);
-    if (!src.stat) fail(ERRNO_NOENT);
-    const dst = target.named(targetPath);
-    if (dst.stat) fail(ERRNO_EXIST);
-    sys(() => linkSync(src.host, dst.host));
-  }
-
-  open(lookupflags: number, path: string, oflags: number, rightsBase: bigint, _rightsInheriting: bigint, fdflags: number): Descriptor {
-    const r = resolve(this.path, path, (lookupflags & LOOKUPFLAGS_SYMLINK_FOLLOW) !== 0);
-    const write = (rightsBase & WRITE_RIGHTS) !== 0n || (oflags & OFLAGS_TRUNC) !== 0;
-    const read = (rightsBase & (RIGHTS_FD_READ | RIGHTS_FD_READDIR)) !== 0n || !write;
-    if (r.stat?.isDirectory() || (r.name === null && !(oflags & OFLAGS_CREAT))) {
-      if ((oflags & OFLAGS_CREAT) && (oflags & OFLAGS_EXCL)) fail(ERRNO_EXIST);
-      // As wasmtime: with O_DIRECTORY the rights asked for do not matter (wasi-libc asks for
-      // every right when it opens a directory); without it, asking to write a directory is EISDIR.
-      if (write && !(oflags & OFLAGS_DIRECTORY)) fail(ERRNO_ISDIR);
-      return new PendingHost(hostDirEntryFor(r.host, this.mount));
-    }
-    if (oflags & OFLAGS_DIRECTORY) fail(r.stat ? ERRNO_NOTDIR : ERRNO_NOENT);
-    if (r.trailingSlash) fail(r.stat ? ERRNO_NOTDIR : ERRNO_ISDIR);
-    if (r.stat?.isSymbolicLink()) fail(ERRNO_LOOP) // O_NOFOLLOW on a symlink, as Linux;
-    if (this.info.readOnly && (write || (oflags & OFLAGS_CREAT))) fail(ERRNO_PERM);
-    const flags = openFlags(oflags, fdflags, read, write);
-    const os = sys(() => openSync(r.host, flags, 0o666));
-    const st = sys(() => fstatSync(os, { bigint: true }));
-    return new PendingHost({
-      kind: HOST_FILE, handle: os, mount: this.mount, fdflags, filetype: filetypeOf(st),
-      rightsBase: rightsBase & DIR_INHERITING, rightsInheriting: 0n,
-      aux: fdflags & FDFLAGS_APPEND ? AUX_OS_APPEND : 0,
+    this.named(srcPath, follows(srcLookupflags), (src) => {
+      if (!src.stat) fail(ERRNO_NOENT);
+      target.named(targetPath, false, (dst) => {
+        if (dst.stat) fail(ERRNO_EXIST);
+        sys(() => linkSync(inDir(src.parent, src.name), inDir(dst.parent, dst.name)));
+      });
     });
   }
 
+  open(lookupflags: number, path: string, oflags: number, rightsBase: bigint, _rightsInheriting: bigint, fdflags: number): Descriptor {
+    const write = (rightsBase & WRITE_RIGHTS) !== 0n || (oflags & OFLAGS_TRUNC) !== 0;
+    const read = (rightsBase & (RIGHTS_FD_READ | RIGHTS_FD_READDIR)) !== 0n || !write;
+    return this.at(path, follows(lookupflags), (r, root) => {
+      if (r.stat?.isDirectory() || (r.name === null && !(oflags & OFLAGS_CREAT))) {
+        if ((oflags & OFLAGS_CREAT) && (oflags & OFLAGS_EXCL)) fail(ERRNO_EXIST);
+        // As wasmtime: with O_DIRECTORY the rights asked for do not matter (wasi-libc asks for
+        // every right when it opens a directory); without it, asking to write a directory is EISDIR.
+        if (write && !(oflags & OFLAGS_DIRECTORY)) fail(ERRNO_ISDIR);
+        return this.openDirectory(root, r);
+      }
+      if (oflags & OFLAGS_DIRECTORY) fail(r.stat ? ERRNO_NOTDIR : ERRNO_NOENT);
+      if (r.trailingSlash) fail(r.stat ? ERRNO_NOTDIR : ERRNO_ISDIR);
+      if (r.stat?.isSymbolicLink()) fail(ERRNO_LOOP); // O_NOFOLLOW on a symlink, as Linux
+      if (this.info.readOnly && (write || (oflags & OFLAGS_CREAT))) fail(ERRNO_PERM);
+      const flags = openFlags(oflags, fdflags, read, write);
+      const os = sys(() => openSync(inDir(r.parent, r.name!), flags, 0o666));
+      let st;
+      try {
+        st = sys(() => fstatSync(os, { bigint: true }));
+      } catch (e) {
+        closeQuietly(os);
+        throw e;
+      }
+      return new PendingHost({
+        kind: HOST_FILE, handle: os, mount: this.mount, fdflags, filetype: filetypeOf(st),
+        rightsBase: rightsBase & DIR_INHERITING, rightsInheriting: 0n,
+        aux: (fdflags & FDFLAGS_APPEND ? AUX_OS_APPEND : 0) | (this.info.readOnly ? AUX_READ_ONLY : 0),
+      });
+    });
+  }
+
+  /** A new directory fd for what `r` names: its own OS fd, opened without following it. */
+  private openDirectory(root: DirRef, r: Resolved): Descriptor {
+    const host = r.name === null ? dirItself(root) : inDir(r.parent, r.name);
+    // The root itself is reopened through its fd (the magic link is meant to be followed there).
+    const os = sys(() => openSync(host, r.name === null ? constants.O_RDONLY | constants.O_DIRECTORY : DIR_FLAGS));
+    return new PendingHost(hostDirEntryFor(os, PROC_FD ? '' : host, this.mount));
+  }
+
   readlink(path: string): Uint8Array {
-    const r = this.named(path);
-    if (!r.stat) fail(ERRNO_NOENT);
-    if (!r.stat.isSymbolicLink()) fail(ERRNO_INVAL);
-    const target = sys(() => readlinkSync(r.host, { encoding: 'buffer' }));
-    // wasmtime does not even show an absolute target (it could only lead out of the directory).
-    if (target[0] === 0x2f) fail(ERRNO_PERM);
-    return target;
+    return this.named(path, false, (r) => {
+      if (!r.stat) fail(ERRNO_NOENT);
+      if (!r.stat.isSymbolicLink()) fail(ERRNO_INVAL);
+      const target = sys(() => readlinkSync(inDir(r.parent, r.name), { encoding: 'buffer' }));
+      // wasmtime does not even show an absolute target (it could only lead out of the directory).
+      if (target[0] === 0x2f) fail(ERRNO_PERM);
+      return target;
+    });
   }
 
   removeDirectory(path: string): void {
     this.writable();
-    const r = resolve(this.path, path, false);
-    if (r.name === null) fail(ERRNO_INVAL);
-    if (r.stat && !r.stat.isDirectory()) fail(ERRNO_NOTDIR);
-    sys(() => rmdirSync(r.host));
+    this.at(path, false, (r) => {
+      if (r.name === null) fail(ERRNO_INVAL);
+      if (r.stat && !r.stat.isDirectory()) fail(ERRNO_NOTDIR);
+      sys(() => rmdirSync(inDir(r.parent, r.name!)));
+    });
   }
 
   rename(srcPath: string, target: Directory, dstPath: string): void {
     if (!(target instanceof HostDirectory)) fail(ERRNO_XDEV);
     this.writable();
     target.writable();
-    const src = resolve(this.path, srcPath, false);
-    const dst = resolve(target.path, dstPath, false);
-    if (src.name === null || dst.name === null) fail(src.stat ? ERRNO_INVAL : ERRNO_NOENT);
-    if (!src.stat) fail(ERRNO_NOENT);
-    sys(() => renameSync(src.host, dst.host));
+    this.at(srcPath, false, (src) => target.at(dstPath, false, (dst) => {
+      if (src.name === null || dst.name === null) fail(src.stat ? ERRNO_INVAL : ERRNO_NOENT);
+      if (!src.stat) fail(ERRNO_NOENT);
+      sys(() => renameSync(inDir(src.parent, src.name!), inDir(dst.parent, dst.name!)));
+    }));
   }
 
   symlink(oldPath: string, newPath: string): void {
     this.writable();
     // wasmtime refuses to create a symlink that could only escape (an absolute target).
     if (oldPath.startsWith('/')) fail(ERRNO_PERM);
-    const r = this.named(newPath);
-    if (r.stat || r.trailingSlash) fail(ERRNO_EXIST);
-    sys(() => symlinkSync(oldPath, r.host));
+    this.named(newPath, false, (r) => {
+      if (r.stat || r.trailingSlash) fail(ERRNO_EXIST);
+      sys(() => symlinkSync(oldPath, inDir(r.parent, r.name)));
+    });
   }
 
   unlinkFile(path: string): void {
     this.writable();
-    const r = resolve(this.path, path, false);
-    if (r.name === null) fail(ERRNO_ISDIR);
-    if (r.stat?.isDirectory()) fail(ERRNO_ISDIR);
-    if (r.trailingSlash) fail(r.stat ? ERRNO_NOTDIR : ERRNO_NOENT);
-    sys(() => unlinkSync(r.host));
+    this.at(path, false, (r) => {
+      if (r.name === null) fail(ERRNO_ISDIR);
+      if (r.stat?.isDirectory()) fail(ERRNO_ISDIR);
+      if (r.trailingSlash) fail(r.stat ? ERRNO_NOTDIR : ERRNO_NOENT);
+      sys(() => unlinkSync(inDir(r.parent, r.name!)));
+    });
   }
+}
+
+function closeQuietly(os: number): void {
+  try { closeSync(os); } catch { /* nothing more to release */ }
 }
 
 /** open(2) flags for path_open's arguments; always O_NOFOLLOW (the path is already resolved). */
@@ -162,14 +207,20 @@ function openFlags(oflags: number, fdflags: number, read: boolean, write: boolea
   return f | constants.O_NOFOLLOW;
 }
 
-/** A host directory to mount: its real path, or what is wrong with it (for the user). */
-export function hostRoot(host: string): string | { error: string } {
+/**
+ * A host directory to mount, opened: its OS fd and, where names are reached through paths, its
+ * real path; or what is wrong with it (for the user).
+ */
+export function hostRoot(host: string): OpenedRoot | { error: string } {
   try {
     const real = realpathSync(host);
-    if (!lstatSync(real).isDirectory()) return { error: `${host} is not a directory` };
-    return real;
+    const fd = openSync(real, constants.O_RDONLY | constants.O_DIRECTORY);
+    return { fd, path: PROC_FD ? '' : real };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    return { error: code === 'ENOENT' ? `${host} does not exist` : `cannot open ${host} (${code ?? String(e)})` };
+    return {
+      error: code === 'ENOENT' ? `${host} does not exist`
+        : code === 'ENOTDIR' ? `${host} is not a directory` : `cannot open ${host} (${code ?? String(e)})`,
+    };
   }
 }

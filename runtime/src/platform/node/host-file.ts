@@ -6,32 +6,57 @@
  *   HOST_FILE  HANDLE = the OS fd (OS fds are process-wide, so any worker can use it), OFFSET =
  *              the file offset (Node has no lseek: reads and writes pass explicit positions under
  *              the entry lock), AUX bit 0 = the OS fd was opened with O_APPEND (the kernel then
- *              appends atomically, whatever position is passed), FDFLAGS, rights.
- *   HOST_DIR   the directory's host path (Node has no openat), MOUNT = its mount (read-only?).
+ *              appends atomically, whatever position is passed), AUX bit 1 = opened on a
+ *              read-only mount, FDFLAGS, rights.
+ *   HOST_DIR   HANDLE = an OS fd of the directory (O_DIRECTORY; names inside it are reached
+ *              through it: host-path.ts), PATH = its host path only without /proc/self/fd,
+ *              MOUNT = its mount (read-only?).
+ *
+ * Every call on the OS fd holds a pin on it (`pinned`: SharedFdTable.pinOs), taken only if the
+ * entry still has the generation this descriptor was made from, so a call never reaches the OS
+ * fd after a close by another thread (EBADF instead), and the OS fd is closed by the last user.
+ *
+ * Read-only mounts (wasmtime's FilePerms without WRITE, DirPerms without MUTATE): set-times,
+ * set-size and allocate are EPERM on their files and directories, whatever the open mode.
  *
  * Answers follow wasmtime 46 (checked with tests/fs-guests/runtime/probe.c): a file fd reports
  * the rights it was opened with (base = requested & DIR_INHERITING, inheriting 0); a directory
  * fd reports DIR_BASE / DIR_INHERITING; fd_fdstat_set_rights is ENOTSUP; fd_allocate extends the
- * file (wasmtime: ENOTSUP, which makes posix_fallocate fail);
+ * file (wasmtime: ENOTSUP, which makes posix_fallocate fail; on a read-only mount ENOTSUP too);
  * read/write/seek on a directory are EBADF; fd_fdstat_set_flags replaces the flags.
  */
 import {
-  closeSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, futimesSync, lstatSync, openSync,
-  readdirSync, readSync, statSync, utimesSync, writeSync, type BigIntStats,
+  closeSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, futimesSync, lstatSync,
+  readdirSync, readSync, writeSync, type BigIntStats,
 } from 'node:fs';
 import {
-  ERRNO_FBIG, ERRNO_INVAL, ERRNO_NOTDIR, ERRNO_NOTSUP, FDFLAGS_APPEND, FILETYPE_BLOCK_DEVICE, FILETYPE_CHARACTER_DEVICE,
+  ERRNO_BADF, ERRNO_FBIG, ERRNO_INVAL, ERRNO_NOTDIR, ERRNO_NOTSUP, ERRNO_PERM, FDFLAGS_APPEND, FILETYPE_BLOCK_DEVICE, FILETYPE_CHARACTER_DEVICE,
   FILETYPE_DIRECTORY, FILETYPE_REGULAR_FILE, FILETYPE_SOCKET_STREAM, FILETYPE_SYMBOLIC_LINK, FILETYPE_UNKNOWN,
   FSTFLAGS_ATIM, FSTFLAGS_ATIM_NOW, FSTFLAGS_MTIM, FSTFLAGS_MTIM_NOW, WHENCE_CUR, WHENCE_END, WHENCE_SET,
 } from '../../wasi/constants.js';
 import { fail } from '../../wasi/errno.js';
 import { DescriptorBase, type Directory, type Fdstat, type Filestat } from '../../wasi/fd-table.js';
-import { sys } from './host-path.js';
-import { AUX, FDFLAGS, FILETYPE, HOST_FILE, MOUNT, PREOPEN, type EntryInit, type PendingEntry, type SharedFdTable } from '../../fs/shared-fd-table.js';
-
+import { dirItself, inDir, sys, type DirRef } from './host-path.js';
+import { AUX, FDFLAGS, FILETYPE, holdsOsFd, MOUNT, PREOPEN, type EntryInit, type PendingEntry, type SharedFdTable } from '../../fs/shared-fd-table.js';
 
 /** AUX bit: the OS fd has O_APPEND. */
 export const AUX_OS_APPEND = 1;
+/** AUX bit: the file was opened on a read-only mount (wasmtime: FilePerms without WRITE). */
+export const AUX_READ_ONLY = 2;
+
+/**
+ * Runs `f` with the OS fd of entry `fd` pinned (see SharedFdTable.pinOs), if the entry still has
+ * generation `gen`; EBADF if it was closed or renumbered since.
+ */
+export function pinned<T>(table: SharedFdTable, fd: number, gen: number, f: (os: number) => T): T {
+  const os = table.pinOs(fd, gen);
+  if (os < 0) fail(ERRNO_BADF);
+  try {
+    return f(os);
+  } finally {
+    table.unpinOs(os);
+  }
+}
 
 /** A mount of the program (a preopen): what the descriptors of a thread need to know of it. */
 export interface MountInfo {
@@ -77,7 +102,7 @@ export class PendingHost extends DescriptorBase implements PendingEntry {
   fdstat(): Fdstat { return fail(ERRNO_INVAL); }
   filestat(): Filestat { return fail(ERRNO_INVAL); }
   override close(): void {
-    if (this.entry.kind === HOST_FILE && this.entry.handle !== undefined) closeSync(this.entry.handle);
+    if (holdsOsFd(this.entry.kind) && this.entry.handle !== undefined) closeSync(this.entry.handle);
   }
 }
 
@@ -85,9 +110,21 @@ export class PendingHost extends DescriptorBase implements PendingEntry {
 export class HostFile extends DescriptorBase {
   private readonly seekable: boolean;
 
-  constructor(private readonly table: SharedFdTable, private readonly fd: number, private readonly os: number) {
+  constructor(private readonly table: SharedFdTable, private readonly fd: number, private readonly gen: number) {
     super();
     this.seekable = table.field(fd, FILETYPE) === FILETYPE_REGULAR_FILE;
+  }
+
+  /** `f` on the pinned OS fd (EBADF once the fd was closed). */
+  private os<T>(f: (os: number) => T): T {
+    return pinned(this.table, this.fd, this.gen, f);
+  }
+  /** `f` on the pinned OS fd under the entry lock, for the calls that use the shared offset. */
+  private locked<T>(f: (os: number) => T): T {
+    return this.os((os) => this.table.withEntryLock(this.fd, this.gen, () => f(os)));
+  }
+  private writable(): void {
+    if (this.table.field(this.fd, AUX) & AUX_READ_ONLY) fail(ERRNO_PERM);
   }
 
   fdstat(): Fdstat {
@@ -96,57 +133,66 @@ export class HostFile extends DescriptorBase {
   }
   override setFdflags(flags: number): void { this.table.setField(this.fd, FDFLAGS, flags); }
   override setRights(): void { fail(ERRNO_NOTSUP); }
-  filestat(): Filestat { return filestatOf(sys(() => fstatSync(this.os, { bigint: true }))); }
-  override setSize(size: bigint): void { sys(() => ftruncateSync(this.os, position(size))); }
-  override setTimes(atim: bigint, mtim: bigint, fstflags: number): void {
-    const [a, m] = timesFor(sys(() => fstatSync(this.os, { bigint: true })), atim, mtim, fstflags);
-    sys(() => futimesSync(this.os, a, m));
+  filestat(): Filestat { return this.os((os) => filestatOf(sys(() => fstatSync(os, { bigint: true })))); }
+  override setSize(size: bigint): void {
+    this.writable();
+    this.os((os) => sys(() => ftruncateSync(os, position(size))));
   }
-  override advise(): void {}
+  override setTimes(atim: bigint, mtim: bigint, fstflags: number): void {
+    this.writable();
+    this.os((os) => {
+      const [a, m] = timesFor(sys(() => fstatSync(os, { bigint: true })), atim, mtim, fstflags);
+      sys(() => futimesSync(os, a, m));
+    });
+  }
+  override advise(): void { this.os(() => undefined); }
   /** posix_fallocate: the file is at least offset + len long (wasmtime 46 says ENOTSUP instead). */
   override allocate(offset: bigint, len: bigint): void {
+    if (this.table.field(this.fd, AUX) & AUX_READ_ONLY) fail(ERRNO_NOTSUP);
     const end = offset + len;
-    if (sys(() => fstatSync(this.os, { bigint: true })).size < end) sys(() => ftruncateSync(this.os, position(end)));
+    this.os((os) => {
+      if (sys(() => fstatSync(os, { bigint: true })).size < end) sys(() => ftruncateSync(os, position(end)));
+    });
   }
-  override datasync(): void { sys(() => fdatasyncSync(this.os)); }
-  override sync(): void { sys(() => fsyncSync(this.os)); }
+  override datasync(): void { this.os((os) => sys(() => fdatasyncSync(os))); }
+  override sync(): void { this.os((os) => sys(() => fsyncSync(os))); }
 
   override read(max: number): Uint8Array {
     const buf = new Uint8Array(max);
-    if (!this.seekable) return buf.subarray(0, sys(() => readSync(this.os, buf, 0, max, null)));
-    return this.table.withEntryLock(this.fd, () => {
+    if (!this.seekable) return buf.subarray(0, this.os((os) => sys(() => readSync(os, buf, 0, max, null))));
+    return this.locked((os) => {
       const off = this.table.offset(this.fd);
-      const n = sys(() => readSync(this.os, buf, 0, max, off));
+      const n = sys(() => readSync(os, buf, 0, max, off));
       this.table.setOffset(this.fd, off + BigInt(n));
       return buf.subarray(0, n);
     });
   }
   override pread(max: number, offset: bigint): Uint8Array {
     const buf = new Uint8Array(max);
-    return buf.subarray(0, sys(() => readSync(this.os, buf, 0, max, offset)));
+    return buf.subarray(0, this.os((os) => sys(() => readSync(os, buf, 0, max, offset))));
   }
   override write(bytes: Uint8Array): number {
-    if (!this.seekable) return sys(() => writeSync(this.os, bytes, 0, bytes.length, null));
-    return this.table.withEntryLock(this.fd, () => {
+    if (!this.seekable) return this.os((os) => sys(() => writeSync(os, bytes, 0, bytes.length, null)));
+    return this.locked((os) => {
       const append = (this.table.field(this.fd, FDFLAGS) & FDFLAGS_APPEND) !== 0;
       const osAppend = (this.table.field(this.fd, AUX) & AUX_OS_APPEND) !== 0;
       // With O_APPEND the kernel writes at the end whatever the position (Linux pwrite); without
       // it (APPEND set later by fd_fdstat_set_flags) the end is looked up under the entry lock.
-      const at = append && !osAppend ? sys(() => fstatSync(this.os, { bigint: true })).size : this.table.offset(this.fd);
-      const n = sys(() => writeSync(this.os, bytes, 0, bytes.length, position(at)));
-      const next = osAppend ? sys(() => fstatSync(this.os, { bigint: true })).size : at + BigInt(n);
+      const at = append && !osAppend ? sys(() => fstatSync(os, { bigint: true })).size : this.table.offset(this.fd);
+      const n = sys(() => writeSync(os, bytes, 0, bytes.length, position(at)));
+      const next = osAppend ? sys(() => fstatSync(os, { bigint: true })).size : at + BigInt(n);
       this.table.setOffset(this.fd, next);
       return n;
     });
   }
   override pwrite(bytes: Uint8Array, offset: bigint): number {
-    return sys(() => writeSync(this.os, bytes, 0, bytes.length, position(offset)));
+    return this.os((os) => sys(() => writeSync(os, bytes, 0, bytes.length, position(offset))));
   }
   override seek(delta: bigint, whence: number): bigint {
-    return this.table.withEntryLock(this.fd, () => {
+    return this.locked((os) => {
       const base = whence === WHENCE_SET ? 0n
         : whence === WHENCE_CUR ? this.table.offset(this.fd)
-          : sys(() => fstatSync(this.os, { bigint: true })).size;
+          : sys(() => fstatSync(os, { bigint: true })).size;
       const next = base + delta;
       if (next < 0n || whence > WHENCE_END) fail(ERRNO_INVAL);
       this.table.setOffset(this.fd, next);
@@ -154,7 +200,7 @@ export class HostFile extends DescriptorBase {
     });
   }
   override tell(): bigint {
-    return this.table.withEntryLock(this.fd, () => this.table.offset(this.fd));
+    return this.locked(() => this.table.offset(this.fd));
   }
   override asDirectory(): Directory { return fail(ERRNO_NOTDIR); }
   override readReady(): boolean { return true; }
@@ -164,18 +210,31 @@ export class HostFile extends DescriptorBase {
 const DIRENT_HEADER = 24;
 const encoder = new TextEncoder();
 
+/** Makes the path operations of a directory entry (host-dir.ts's HostDirectory). */
+export type DirectoryFactory = (table: SharedFdTable, fd: number, gen: number, path: string, mount: number) => Directory;
+
 /** An open host directory as seen by one thread. */
 export class HostDir extends DescriptorBase {
+  /** Its host path, kept only where names are not reached through the fd (host-path.ts). */
   readonly path: string;
 
   constructor(
     private readonly table: SharedFdTable,
     private readonly fd: number,
+    private readonly gen: number,
     private readonly mounts: readonly MountInfo[],
-    private readonly directory: (path: string, mount: number) => Directory,
+    private readonly directory: DirectoryFactory,
   ) {
     super();
     this.path = table.path(fd);
+  }
+
+  /** `f` on this directory, its OS fd pinned (EBADF once the fd was closed). */
+  private dir<T>(f: (dir: DirRef) => T): T {
+    return pinned(this.table, this.fd, this.gen, (os) => f({ fd: os, path: this.path }));
+  }
+  private writable(): void {
+    if (this.mounts[this.table.field(this.fd, MOUNT)]?.readOnly) fail(ERRNO_PERM);
   }
 
   fdstat(): Fdstat {
@@ -184,42 +243,21 @@ export class HostDir extends DescriptorBase {
   }
   override setFdflags(flags: number): void { this.table.setField(this.fd, FDFLAGS, flags); }
   override setRights(): void { fail(ERRNO_NOTSUP); }
-  filestat(): Filestat { return filestatOf(sys(() => statSync(this.path, { bigint: true }))); }
+  filestat(): Filestat { return this.dir((d) => filestatOf(sys(() => fstatSync(d.fd, { bigint: true })))); }
   override setTimes(atim: bigint, mtim: bigint, fstflags: number): void {
-    const [a, m] = timesFor(sys(() => statSync(this.path, { bigint: true })), atim, mtim, fstflags);
-    sys(() => utimesSync(this.path, a, m));
+    this.writable();
+    this.dir((d) => {
+      const [a, m] = timesFor(sys(() => fstatSync(d.fd, { bigint: true })), atim, mtim, fstflags);
+      sys(() => futimesSync(d.fd, a, m));
+    });
   }
   override advise(): void {}
   override datasync(): void { this.sync(); }
-  override sync(): void {
-    const os = sys(() => openSync(this.path, 'r'));
-    try { sys(() => fsyncSync(os)); } finally { closeSync(os); }
-  }
+  override sync(): void { this.dir((d) => sys(() => fsyncSync(d.fd))); }
   override readdir(cookie: bigint, max: number): Uint8Array {
     // Cookies are positions in [".", "..", ...the OS's listing]: stable while the directory is
     // unchanged, as wasmtime's. Only the entries returned are lstat'ed (for d_ino).
-    const names = ['.', '..', ...sys(() => readdirSync(this.path))];
-    const out: Uint8Array[] = [];
-    let used = 0;
-    for (let i = Number(cookie); i < names.length && used < max; i++) {
-      const name = names[i]!;
-      const st = sys(() => lstatSync(name === '..' ? this.path + '/..' : name === '.' ? this.path : this.path + '/' + name, { bigint: true, throwIfNoEntry: false }));
-      if (!st) continue; // removed since the listing
-      const bytes = encoder.encode(name);
-      const d = new Uint8Array(DIRENT_HEADER + bytes.length);
-      const v = new DataView(d.buffer);
-      v.setBigUint64(0, BigInt(i + 1), true);
-      v.setBigUint64(8, st.ino, true);
-      v.setUint32(16, bytes.length, true);
-      d[20] = filetypeOf(st);
-      d.set(bytes, DIRENT_HEADER);
-      out.push(d);
-      used += d.length;
-    }
-    const all = new Uint8Array(used);
-    let at = 0;
-    for (const d of out) { all.set(d, at); at += d.length; }
-    return all;
+    return this.dir((dir) => listing(dir, cookie, max));
   }
   override prestatName(): Uint8Array | undefined {
     const p = this.table.field(this.fd, PREOPEN);
@@ -227,8 +265,34 @@ export class HostDir extends DescriptorBase {
     return p > 0 ? encoder.encode(this.mounts[p - 1]!.guest) : fail(ERRNO_NOTSUP);
   }
   override asDirectory(): Directory {
-    return this.directory(this.path, this.table.field(this.fd, MOUNT));
+    return this.directory(this.table, this.fd, this.gen, this.path, this.table.field(this.fd, MOUNT));
   }
   override readReady(): boolean { return true; }
   override writeReady(): boolean { return true; }
+}
+
+/** fd_readdir's bytes for directory `dir` from `cookie`, at most about `max` bytes. */
+function listing(dir: DirRef, cookie: bigint, max: number): Uint8Array {
+  const names = ['.', '..', ...sys(() => readdirSync(dirItself(dir)))];
+  const out: Uint8Array[] = [];
+  let used = 0;
+  for (let i = Number(cookie); i < names.length && used < max; i++) {
+    const name = names[i]!;
+    const st = sys(() => name === '.' ? fstatSync(dir.fd, { bigint: true }) : lstatSync(inDir(dir, name), { bigint: true, throwIfNoEntry: false }));
+    if (!st) continue; // removed since the listing
+    const bytes = encoder.encode(name);
+    const d = new Uint8Array(DIRENT_HEADER + bytes.length);
+    const v = new DataView(d.buffer);
+    v.setBigUint64(0, BigInt(i + 1), true);
+    v.setBigUint64(8, st.ino, true);
+    v.setUint32(16, bytes.length, true);
+    d[20] = filetypeOf(st);
+    d.set(bytes, DIRENT_HEADER);
+    out.push(d);
+    used += d.length;
+  }
+  const all = new Uint8Array(used);
+  let at = 0;
+  for (const d of out) { all.set(d, at); at += d.length; }
+  return all;
 }

@@ -10,9 +10,9 @@ import { HostDir, HostFile } from './host-file.js';
 import type { HostFsDriver, MountSpec } from '../../fs/drivers.js';
 
 export const nodeHostFs: HostFsDriver = {
-  file: (table, fd, osFd) => new HostFile(table, fd, osFd),
-  dir: (table, fd, mounts: readonly MountSpec[]) =>
-    new HostDir(table, fd, mounts, (path, mount) => new HostDirectory(path, mount, mounts[mount]!)),
+  file: (table, fd, gen) => new HostFile(table, fd, gen),
+  dir: (table, fd, gen, mounts: readonly MountSpec[]) =>
+    new HostDir(table, fd, gen, mounts, (t, dirFd, dirGen, path, mount) => new HostDirectory(t, dirFd, dirGen, path, mount, mounts[mount]!)),
   closeOsFd: (osFd) => {
     try {
       closeSync(osFd);

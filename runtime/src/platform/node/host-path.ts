@@ -1,26 +1,54 @@
 /**
- * Confinement of guest paths to a host directory: every path a guest gives relative to a host
- * directory fd is resolved here, component by component, before node:fs sees it.
+ * Confinement of guest paths to a host directory, by construction (cap-std's way, which wasmtime
+ * 46 uses): a directory is a handle (an OS fd opened with O_DIRECTORY), never a path string, and a
+ * guest path is resolved from such a handle one component at a time, each component looked up in
+ * the directory handle before it, with nothing followed by the OS.
  *
- * Rules (those of wasmtime 46 / cap-std, checked against it with tests/fs-guests/runtime/probe.c):
+ * How, in Node on Linux (Node has no openat): a name inside directory fd D is reached as
+ * `/proc/self/fd/D/name`. The kernel follows the magic link `/proc/self/fd/D` to the directory D
+ * is open on (wherever it was renamed to since), then looks `name` up in it; the call itself
+ * never follows `name` when it is a symlink (lstat, readlink, O_NOFOLLOW, unlink, mkdir, rename,
+ * link all act on the last component). So every host call sees exactly one guest component, in a
+ * directory spindle holds open: a rename or a symlink swapped in by another thread or process
+ * can make a call fail or act on another entry of that same directory, never on anything
+ * outside it.
+ *
+ * Rules (those of wasmtime 46 / cap-std, checked against it with tests/fs-guests/runtime/probe.c
+ * and tests/escape):
  *   - an absolute guest path, a `..` above the directory fd's own directory (not just above the
  *     preopen: cap-std confines to the handle), and a symlink whose target is absolute or climbs
  *     above it are all EPERM ("a path led outside of the filesystem");
- *   - symlinks are followed here, never by the OS: each component is lstat'ed, a symlink's target
- *     is spliced into the remaining components, at most MAX_SYMLINKS (40, Linux's) per lookup,
- *     then ELOOP;
+ *   - symlinks are read and followed here, never by the OS: a symlink's target is spliced into the
+ *     remaining components, at most MAX_SYMLINKS (40, Linux's) per lookup, then ELOOP;
+ *   - each intermediate directory is opened (O_DIRECTORY | O_NOFOLLOW) from the one before and
+ *     the walk continues from that fd; `..` closes it and goes back to the previous one;
  *   - the last component is followed only when asked (lookupflags SYMLINK_FOLLOW, or a trailing
- *     slash); the caller then operates on the resulting host path with O_NOFOLLOW where the call
- *     allows it, so a symlink swapped in after the check is refused (ELOOP) rather than followed.
+ *     slash); callers then act on `(parent fd, name)` with calls that do not follow it;
+ *   - a guest path of PATH_MAX (4096) bytes or more is ENAMETOOLONG, as Linux answers; the host's
+ *     own prefix never counts (each host call gets one component).
  *
- * Every node:fs error goes through `sys` (the one mapping, platform/node/errno.ts).
+ * Where `/proc/self/fd` does not exist (macOS, Windows, a Linux without /proc mounted) the same
+ * rules run on path strings (`PROC_FD` false: a directory is named by its host path): paths the
+ * program gives cannot lead out, but a directory renamed or a component swapped for a symlink by a
+ * concurrent thread or process between the check and the call can (README: host table).
+ *
+ * Every node:fs error goes through `sys` (the one mapping, platform/node/errno.ts). Thread rules:
+ * none; the fds opened on the way belong to the calling thread's `walk` and are closed by it.
  */
-import { lstatSync, readlinkSync, type BigIntStats } from 'node:fs';
-import { ERRNO_INVAL, ERRNO_LOOP, ERRNO_NOENT, ERRNO_NOTDIR, ERRNO_PERM } from '../../wasi/constants.js';
+import { closeSync, existsSync, fstatSync, lstatSync, openSync, readlinkSync, constants, type BigIntStats } from 'node:fs';
+import { ERRNO_INVAL, ERRNO_LOOP, ERRNO_NAMETOOLONG, ERRNO_NOENT, ERRNO_NOTDIR, ERRNO_PERM } from '../../wasi/constants.js';
 import { fail, WasiErrno } from '../../wasi/errno.js';
 import { errnoOfNodeError } from './errno.js';
 
 export const MAX_SYMLINKS = 40;
+/** Linux's PATH_MAX: a guest path this long or longer is ENAMETOOLONG. */
+export const PATH_MAX = 4096;
+
+/** Names inside a directory are reached through its fd (Linux with /proc); else through its path. */
+export const PROC_FD = process.platform === 'linux' && existsSync('/proc/self/fd');
+
+/** O_DIRECTORY | O_NOFOLLOW, read-only: how every directory handle is opened. */
+export const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 
 /** Runs a node:fs call; a Node error becomes the WASI errno of its code. */
 export function sys<T>(f: () => T): T {
@@ -32,79 +60,134 @@ export function sys<T>(f: () => T): T {
   }
 }
 
+/** A directory to resolve from: an OS fd of it (-1 without PROC_FD) and its host path ('' with PROC_FD). */
+export interface DirRef {
+  readonly fd: number;
+  readonly path: string;
+}
+
+/** The host path of `name` inside `dir`; the kernel follows nothing in it but `dir` itself. */
+export function inDir(dir: DirRef, name: string): string {
+  return PROC_FD ? `/proc/self/fd/${dir.fd}/${name}` : `${dir.path}/${name}`;
+}
+
+/** The host path of the directory itself (for the calls that take a path, e.g. opendir). */
+export function dirItself(dir: DirRef): string {
+  return PROC_FD ? `/proc/self/fd/${dir.fd}` : dir.path;
+}
+
 export interface Resolved {
-  /** Host path of the entry the guest path names (it may not exist). */
-  readonly host: string;
-  /** Host path of the directory holding it. */
-  readonly parent: string;
-  /** Its name in `parent`; null when the path names the directory fd itself ("", ".", "a/.."). */
+  /** The directory holding the entry (its fd is valid until the walk ends). */
+  readonly parent: DirRef;
+  /** The entry's name in `parent`; null when the path names the directory fd itself ("", ".", "a/.."). */
   readonly name: string | null;
   /** The guest path ended with a slash: the entry must be a directory. */
   readonly trailingSlash: boolean;
-  /** lstat of `host` if it exists (after following, when followed). */
+  /** lstat of the entry if it exists (after following, when followed). */
   readonly stat: BigIntStats | undefined;
 }
+
+/** `Resolved` for an entry that has a name (the path_* calls that never act on "." or ".."). */
+export type Named = Resolved & { readonly name: string };
 
 function lstat(path: string): BigIntStats | undefined {
   return sys(() => lstatSync(path, { bigint: true, throwIfNoEntry: false }));
 }
 
+/** lstat of `name` in `dir`, or of `dir` itself when `name` is null. */
+export function statOf(dir: DirRef, name: string | null): BigIntStats | undefined {
+  if (name !== null) return lstat(inDir(dir, name));
+  return dir.fd >= 0 ? sys(() => fstatSync(dir.fd, { bigint: true })) : lstat(dir.path);
+}
+
 /**
- * Resolves `path` relative to the host directory `dir`. `follow`: follow a symlink in the last
- * component. Fails with EPERM on an escape, ENOENT/ENOTDIR on a missing or non-directory
- * intermediate component, ELOOP past MAX_SYMLINKS.
+ * Resolves `path` relative to the host directory `root` and runs `f` on the result while the
+ * directories opened on the way are still open. `follow`: follow a symlink in the last component.
+ * Fails with EPERM on an escape, ENOENT/ENOTDIR on a missing or non-directory intermediate
+ * component, ELOOP past MAX_SYMLINKS, ENAMETOOLONG for a path of PATH_MAX bytes or more.
  */
-export function resolve(dir: string, path: string, follow: boolean): Resolved {
+export function walk<T>(root: DirRef, path: string, follow: boolean, f: (r: Resolved) => T): T {
   if (path === '') fail(ERRNO_NOENT);
   if (path.includes('\0')) fail(ERRNO_INVAL);
+  if (path.length >= PATH_MAX / 3 && Buffer.byteLength(path) >= PATH_MAX) fail(ERRNO_NAMETOOLONG);
   if (path.startsWith('/')) fail(ERRNO_PERM);
+  const opened: Entered[] = [];
+  try {
+    return f(resolveFrom(root, path, follow, opened));
+  } finally {
+    for (const e of opened) if (e.dir.fd >= 0) closeSync(e.dir.fd);
+  }
+}
+
+/** A directory entered below the root: its handle and its name in the directory before it. */
+interface Entered {
+  readonly dir: DirRef;
+  readonly name: string;
+}
+
+/** Only "" and "." left: the component just read is the last one that names something. */
+const onlyDots = (pending: readonly string[]): boolean => pending.every((p) => p === '' || p === '.');
+
+function resolveFrom(root: DirRef, path: string, follow: boolean, stack: Entered[]): Resolved {
   const trailingSlash = path.endsWith('/');
   const pending = path.split('/').reverse();
-  const stack: string[] = [];
+  const top = (): DirRef => stack.length ? stack[stack.length - 1]!.dir : root;
   let links = 0;
-  let exists = true;
   while (pending.length > 0) {
     const c = pending.pop()!;
-    const last = pending.length === 0;
     if (c === '' || c === '.') continue;
     if (c === '..') {
-      if (stack.length === 0) fail(ERRNO_PERM);
-      stack.pop();
+      const left = stack.pop() ?? fail(ERRNO_PERM);
+      if (left.dir.fd >= 0) closeSync(left.dir.fd);
       continue;
     }
-    const host = join(dir, stack, c);
-    if (last && !follow && !trailingSlash) {
-      stack.push(c);
-      break;
+    const dir = top();
+    if (pending.length === 0 && !follow && !trailingSlash) {
+      return { parent: dir, name: c, trailingSlash, stat: lstat(inDir(dir, c)) };
     }
-    const st = lstat(host);
+    const st = lstat(inDir(dir, c));
+    const last = onlyDots(pending);
     if (!st) {
-      if (!last && !pending.every((p) => p === '' || p === '.')) fail(ERRNO_NOENT);
-      stack.push(c);
-      exists = false;
-      break;
+      if (!last) fail(ERRNO_NOENT);
+      return { parent: dir, name: c, trailingSlash, stat: undefined };
     }
     if (st.isSymbolicLink()) {
       if (++links > MAX_SYMLINKS) fail(ERRNO_LOOP);
-      const target = sys(() => readlinkSync(host, 'utf8'));
+      const target = sys(() => readlinkSync(inDir(dir, c), 'utf8'));
       if (target.startsWith('/')) fail(ERRNO_PERM);
       if (target === '') fail(ERRNO_NOENT);
       pending.push(...target.split('/').reverse());
       continue;
     }
-    if (!st.isDirectory() && !pending.every((p) => p === '' || p === '.')) fail(ERRNO_NOTDIR);
-    stack.push(c);
+    if (last) return { parent: dir, name: c, trailingSlash, stat: st };
+    if (!st.isDirectory()) fail(ERRNO_NOTDIR);
+    const entered = enter(dir, c);
+    if (entered === null) {
+      // Swapped (for a symlink or a file) between the lstat and the open: look at it again.
+      if (++links > MAX_SYMLINKS) fail(ERRNO_LOOP);
+      pending.push(c);
+      continue;
+    }
+    stack.push({ dir: entered, name: c });
   }
-  if (stack.length === 0) {
-    return { host: dir, parent: dir, name: null, trailingSlash, stat: lstat(dir) };
-  }
-  const host = join(dir, stack);
-  const parent = join(dir, stack.slice(0, -1));
-  return { host, parent, name: stack[stack.length - 1]!, trailingSlash, stat: exists ? lstat(host) : undefined };
+  // The path named a directory of the walk itself ("", ".", "a/.."): the top of the stack.
+  if (stack.length === 0) return { parent: root, name: null, trailingSlash, stat: statOf(root, null) };
+  const self = stack[stack.length - 1]!;
+  const parent = stack.length > 1 ? stack[stack.length - 2]!.dir : root;
+  return { parent, name: self.name, trailingSlash, stat: lstat(inDir(parent, self.name)) };
 }
 
-function join(dir: string, stack: readonly string[], last?: string): string {
-  let p = dir;
-  for (const c of stack) p += '/' + c;
-  return last === undefined ? p : p + '/' + last;
+/**
+ * Opens directory `name` in `dir` without following it; null if it is no longer a directory
+ * (ELOOP: a symlink now; ENOTDIR: a file now).
+ */
+function enter(dir: DirRef, name: string): DirRef | null {
+  if (!PROC_FD) return { fd: -1, path: `${dir.path}/${name}` };
+  try {
+    return { fd: openSync(inDir(dir, name), DIR_FLAGS), path: '' };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'ENOTDIR') return null;
+    return fail(errnoOfNodeError(e));
+  }
 }
