@@ -8,7 +8,7 @@
  * Exit status: the program's; 2 for a usage error; 1 when the program cannot be run.
  * A user mistake prints one line, never a stack trace of the runtime.
  */
-import { writeSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
 import { createProgram, load, SpindleError, type RunOptions } from './index.js';
 import { parseDir, type HostDirOption } from './fs/program-fs.js';
 
@@ -29,8 +29,10 @@ Options (before PROGRAM.wasm; everything after it goes to the program):
                         for programs that cannot spawn threads)
   --no-optimize         compile with V8's baseline tier first (faster start, slower long loops)
   --dir HOST[::GUEST]   give the program the host directory HOST, seen at GUEST (default: HOST);
-                        wasmtime's syntax; confined: no '..', absolute path or symlink leads out
-  --dir-ro HOST[::GUEST]  the same, read-only (every change fails with EPERM)
+                        wasmtime's syntax; confined: no '..', absolute path or symlink leads out;
+                        on Linux neither does a rename or symlink swap made meanwhile by another
+                        thread or process (macOS, Windows: not guaranteed; README, host table)
+  --dir-ro HOST[::GUEST]  the same, read-only (every change fails, as in wasmtime: EPERM)
   --mount GUEST=memory  a memory directory at GUEST, shared by all threads (gone at exit)
   --preload SRC::GUEST  copy a host directory or .tar file into GUEST (inside a --mount) first
   --save GUEST::FILE.tar  write GUEST (inside a --mount) to FILE.tar when the program ends
@@ -108,6 +110,30 @@ function count(flag: string, s: string): number {
   return n;
 }
 
+/**
+ * Node decodes the command line as UTF-8 and turns invalid bytes into U+FFFD without a word; a
+ * program would get other bytes than it was given. Where the raw bytes can be read
+ * (/proc/self/cmdline, Linux), an argument that is not UTF-8 is refused, as wasmtime refuses it.
+ */
+function checkUtf8Argv(count: number): void {
+  if (count <= 0) return;
+  let raw: Buffer;
+  try {
+    raw = readFileSync('/proc/self/cmdline');
+  } catch {
+    return; // not Linux: Node's decoding stands (README: host table)
+  }
+  const parts = raw.subarray(0, raw.at(-1) === 0 ? -1 : raw.length).toString('latin1').split('\0');
+  const strict = new TextDecoder('utf-8', { fatal: true });
+  parts.slice(-count).forEach((p, i) => {
+    try {
+      strict.decode(Buffer.from(p, 'latin1'));
+    } catch {
+      throw new UsageError(`argument ${i + 1} of the command line is not valid UTF-8; WASI programs get their arguments as UTF-8 here (wasmtime refuses them too): pass it in UTF-8`);
+    }
+  });
+}
+
 function fail(message: string, status: number): never {
   writeSync(2, `spindle: error: ${message}\n`);
   process.exit(status);
@@ -125,6 +151,7 @@ async function main(): Promise<void> {
   }
   let parsed;
   try {
+    checkUtf8Argv(process.argv.length - 2);
     parsed = parse(process.argv.slice(2));
   } catch (e) {
     if (e instanceof UsageError) fail(e.message, 2);

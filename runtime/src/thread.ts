@@ -70,9 +70,14 @@ class Host implements WasiHost {
 
   exit(code: number): never {
     this.flushBeforeExit();
-    // As on Linux, the status a parent sees is the low 8 bits. (wasmtime traps on >= 126 instead.)
-    this.ctl.requestExit(code & 0xff);
-    throw new ExitSignal(code & 0xff);
+    // 0-255: the status, as a native process gives it (wasmtime errors on >= 126). Above 255 no
+    // process status can carry it: Linux would keep the low 8 bits (exit(256) a silent success);
+    // like wasmtime, spindle makes it an error (status 1, said on stderr).
+    const status = code > 255 ? 1 : code;
+    this.ctl.requestExit(status, code > 255
+      ? () => this.stdio.write(2, new TextEncoder().encode(`spindle: error: the program exited with status ${code}, outside of 0-255 (reported as status 1)\n`))
+      : undefined);
+    throw new ExitSignal(status);
   }
 
   /**
