@@ -25,6 +25,9 @@ bash tests/alloc/build.sh
 step "build: in-program filesystem (libspindle-fs.a, libspindle.a) and its guest tests"
 bash tests/fs-guests/build.sh
 
+step "build: the escape suite of host directories (tests/escape)"
+bash tests/escape/build.sh
+
 step "build: in-program filesystem with OPFS mounts (libspindle-fs-opfs.a) and its guest"
 bash tests/fs-guests/opfs_build.sh >/dev/null
 

@@ -131,6 +131,25 @@ describe('differential: the probe guest on spindle and on wasmtime 46, same host
     symlinkSync('/etc/passwd', join(dir, 'hostabs'));
     symlinkSync('../../../../../../etc/passwd', join(dir, 'hostup'));
   };
+  // The trees it makes are deeper than PATH_MAX: Node's rmSync cannot remove them, GNU rm can.
+  const withDeepDir = async (f) => {
+    const dir = mkdtempSync(join(tmpdir(), 'spindle-hostdir-deep-'));
+    try { return await f(dir); } finally { spawnSync('rm', ['-rf', dir]); }
+  };
+  test('long paths and deep trees (longpath.c): ENAMETOOLONG at PATH_MAX of the guest path, whatever the host prefix', () => withDeepDir(async (root) => {
+    // spindle's directory sits under a 400-byte host prefix: the host's own path must not count.
+    const deep = join(root, 'p'.repeat(200), 'q'.repeat(200));
+    mkdirSync(deep, { recursive: true });
+    mkdirSync(join(root, 'wasmtime'));
+    const ours = await runCliAsync(['run', '--dir', `${deep}::/d`, wasm('longpath_rt')]);
+    const theirs = spawnSync(wasmtime, ['run', '-W', 'threads=y,shared-memory=y', '-S', 'threads=y', '--dir', `${join(root, 'wasmtime')}::/d`, wasm('longpath_rt')],
+      { encoding: 'utf8', timeout: 120_000 });
+    assert.equal(theirs.status, 0, theirs.stderr);
+    assert.equal(ours.status, 0, ours.stderr);
+    assert.equal(ours.stdout, theirs.stdout);
+    assert.match(ours.stdout, /path of 4096 bytes after \/d\/: Filename too long\n[^]*deep tree: 60 levels \(all\)\n[^]*longpath done/);
+  }));
+
   test('same output line by line (errnos, rights, filestat, readdir)', () => withDir(async (root) => {
     const a = join(root, 'spindle'), b = join(root, 'wasmtime');
     mkdirSync(a);
