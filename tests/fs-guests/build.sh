@@ -10,6 +10,8 @@
 #                        programs on the runtime's filesystem: memory mounts, host directories;
 #                        all but mounts.c, which uses the library's API), and runtime/<name>.c
 #   fs_rust_rt.wasm      the Rust program without the crate or the archive (FS_GUEST_PLAIN=1)
+#   conformance_rust.wasm, conformance_rust_rt.wasm  rust/src/bin/conformance.rs with the crate
+#                        (in-program FS) and without it (the runtime's FS, wasmtime)
 #   fs_rust_wasip1_rt.wasm  the same for plain wasm32-wasip1 (no threads; its own memory)
 #   fs_rust.wasm         Rust std::fs program using the spindle-wasi-fs crate (rust/)
 #   fs_rust_libflag.wasm the same program without the crate, linked with libspindle-fs.a through
@@ -49,6 +51,7 @@ for p in "${pids[@]}"; do wait "$p"; done
 if [ -d "$here/rust" ] && [ -f "$here/rust/Cargo.toml" ]; then
   (cd "$here/rust" && cargo build -q --release --target wasm32-wasip1-threads)
   cp "$here/rust/target/wasm32-wasip1-threads/release/fs_rust.wasm" "$out/fs_rust.wasm"
+  cp "$here/rust/target/wasm32-wasip1-threads/release/conformance.wasm" "$out/conformance_rust.wasm"
   (cd "$here/rust" && RUSTFLAGS="-C link-arg=$prefix/lib/libspindle-fs.a" \
     cargo build -q --release --target wasm32-wasip1-threads --no-default-features --target-dir target/linkarg)
   cp "$here/rust/target/linkarg/wasm32-wasip1-threads/release/fs_rust.wasm" "$out/fs_rust_linkarg.wasm"
@@ -57,6 +60,7 @@ if [ -d "$here/rust" ] && [ -f "$here/rust/Cargo.toml" ]; then
   cp "$here/rust/target/libflag/wasm32-wasip1-threads/release/fs_rust.wasm" "$out/fs_rust_libflag.wasm"
   (cd "$here/rust" && FS_GUEST_PLAIN=1 cargo build -q --release --target wasm32-wasip1-threads --no-default-features --target-dir target/plain)
   cp "$here/rust/target/plain/wasm32-wasip1-threads/release/fs_rust.wasm" "$out/fs_rust_rt.wasm"
+  cp "$here/rust/target/plain/wasm32-wasip1-threads/release/conformance.wasm" "$out/conformance_rust_rt.wasm"
   (cd "$here/rust" && FS_GUEST_PLAIN=1 cargo build -q --release --target wasm32-wasip1 --no-default-features --target-dir target/plain)
   cp "$here/rust/target/plain/wasm32-wasip1/release/fs_rust.wasm" "$out/fs_rust_wasip1_rt.wasm"
 fi

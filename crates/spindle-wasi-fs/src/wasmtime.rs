@@ -6,8 +6,9 @@
 //!
 //! - **Rights** only choose the access mode (read and/or write), as in wasmtime, whose preview1
 //!   layer enforces nothing else: every other right is granted, so `fd_tell` on an fd opened
-//!   with rights READ|WRITE works. A directory opened with O_DIRECTORY ignores write rights
-//!   (wasi-libc asks for them) instead of EISDIR.
+//!   with rights READ|WRITE works. A directory opened with O_DIRECTORY ignores the writing
+//!   rights other than FD_WRITE (wasi-libc asks for them); FD_WRITE on a directory is EISDIR, as
+//!   in wasmtime, whose preview1 opens for writing on FD_WRITE alone.
 //! - **fdstat** reports what wasmtime reports: a directory `DIR_BASE`/`DIR_INHERITING`, a file
 //!   the rights it was opened with within `DIR_INHERITING`, inheriting 0. spindle-fs keeps the
 //!   rights asked for in the fd's inheriting rights (`open_rights`), which nothing else reads:
@@ -36,7 +37,7 @@ pub(crate) fn open_rights(base: u64, oflags: u16) -> (u64, u64) {
     let mode = rights::READ_MODE | rights::WRITE_MODE;
     let mut r = (rights::ALL & !mode) | (base & mode);
     if oflags & spindle_fs::oflags::DIRECTORY != 0 {
-        r &= !rights::WRITE_MODE;
+        r &= !(rights::WRITE_MODE & !rights::FD_WRITE);
     }
     (r, base & rights::ALL)
 }

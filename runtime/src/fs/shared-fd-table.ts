@@ -385,6 +385,32 @@ export class SharedFdTable implements FdTable {
     return os;
   }
 
+  /**
+   * Puts OS fd `os` (just opened, on the same file) in place of entry `fd`'s, with `aux`, if the
+   * entry still has generation `gen`; the old OS fd loses the entry's reference (calls in flight
+   * on it finish on it). The generation stays: descriptors read the OS fd through `pinOs`.
+   * Returns false (and holds no reference on `os`) when the entry changed.
+   */
+  replaceOs(fd: number, gen: number, os: number, aux: number): boolean {
+    if (os < 0 || os >= OS_FD_LIMIT) fail(ERRNO_MFILE);
+    if (Atomics.compareExchange(this.osRefs, os, 0, 1) !== 0) {
+      throw new Error(`spindle: OS fd ${os} was handed out while the fd table still holds it`);
+    }
+    const base = this.at(fd);
+    this.lock();
+    if (this.words[base + GEN] !== gen || !holdsOsFd(this.words[base + KIND]!)) {
+      this.unlock();
+      Atomics.store(this.osRefs, os, 0);
+      return false;
+    }
+    const old = this.words[base + HANDLE]!;
+    this.words[base + HANDLE] = os;
+    this.words[base + AUX] = aux;
+    this.unlock();
+    this.unpinOs(old);
+    return true;
+  }
+
   /** Drops one reference on OS fd `os`; the last one closes it. */
   unpinOs(os: number): void {
     if (Atomics.sub(this.osRefs, os, 1) === 1) this.kinds!.closeOs(os);

@@ -14,7 +14,7 @@
  */
 import {
   constants, fstatSync, linkSync, lutimesSync, mkdirSync, openSync, readlinkSync, realpathSync,
-  renameSync, rmdirSync, symlinkSync, unlinkSync, futimesSync, closeSync,
+  renameSync, rmdirSync, symlinkSync, unlinkSync, closeSync, lstatSync,
 } from 'node:fs';
 import type { OpenedRoot } from '../../fs/drivers.js';
 import {
@@ -26,7 +26,8 @@ import {
 } from '../../wasi/constants.js';
 import { fail } from '../../wasi/errno.js';
 import type { Descriptor, Directory, Filestat } from '../../wasi/fd-table.js';
-import { AUX_OS_APPEND, AUX_READ_ONLY, filestatOf, filetypeOf, PendingHost, pinned, timesFor, type MountInfo } from './host-file.js';
+import { AUX_OS_APPEND, AUX_OS_READ, AUX_OS_WRITE, AUX_READ_ONLY, filestatOf, filetypeOf, PendingHost, pinned, setFdTimes, type MountInfo } from './host-file.js';
+import { childPathIn, setTimes } from './host-times.js';
 import { DIR_INHERITING, hostDirEntryFor } from '../../fs/runtime-fs.js';
 import { DIR_FLAGS, dirItself, inDir, PROC_FD, sys, walk, type DirRef, type Named, type Resolved } from './host-path.js';
 import { HOST_FILE, type SharedFdTable } from '../../fs/shared-fd-table.js';
@@ -79,10 +80,14 @@ export class HostDirectory implements Directory {
     this.writable();
     this.at(path, follows(lookupflags), (r, root) => {
       if (!r.stat) fail(ERRNO_NOENT);
-      const [a, m] = timesFor(r.stat, atim, mtim, fstflags);
+      if (r.trailingSlash && !r.stat.isDirectory()) fail(ERRNO_NOTDIR);
+      if (r.name === null) return setFdTimes(root.fd, atim, mtim, fstflags);
       // Resolved: the entry is a symlink only when not following, and lutimes never follows it.
-      if (r.name === null) sys(() => futimesSync(root.fd, a, m));
-      else sys(() => lutimesSync(inDir(r.parent, r.name!), a, m));
+      const host = inDir(r.parent, r.name);
+      setTimes({
+        nodeSet: (a, m) => lutimesSync(host, a, m), childPath: childPathIn(r.parent.fd, r.name), followChildPath: false,
+        stat: () => sys(() => lstatSync(host, { bigint: true })),
+      }, r.stat, atim, mtim, fstflags);
     });
   }
 
@@ -92,8 +97,11 @@ export class HostDirectory implements Directory {
     target.writable();
     this.named(srcPath, follows(srcLookupflags), (src) => {
       if (!src.stat) fail(ERRNO_NOENT);
+      if (src.trailingSlash && !src.stat.isDirectory()) fail(ERRNO_NOTDIR);
       target.named(targetPath, false, (dst) => {
         if (dst.stat) fail(ERRNO_EXIST);
+        // Linux: a new name with a trailing slash asks for a directory: ENOENT for a link.
+        if (dst.trailingSlash) fail(ERRNO_NOENT);
         sys(() => linkSync(inDir(src.parent, src.name), inDir(dst.parent, dst.name)));
       });
     });
@@ -105,13 +113,16 @@ export class HostDirectory implements Directory {
     return this.at(path, follows(lookupflags), (r, root) => {
       if (r.stat?.isDirectory() || (r.name === null && !(oflags & OFLAGS_CREAT))) {
         if ((oflags & OFLAGS_CREAT) && (oflags & OFLAGS_EXCL)) fail(ERRNO_EXIST);
-        // As wasmtime: with O_DIRECTORY the rights asked for do not matter (wasi-libc asks for
-        // every right when it opens a directory); without it, asking to write a directory is EISDIR.
-        if (write && !(oflags & OFLAGS_DIRECTORY)) fail(ERRNO_ISDIR);
+        // As wasmtime (and open(2) with O_WRONLY/O_RDWR): FD_WRITE on a directory is EISDIR, with
+        // or without O_DIRECTORY. The other writing rights (wasi-libc asks for them with every
+        // O_DIRECTORY open) only matter without O_DIRECTORY.
+        if ((rightsBase & RIGHTS_FD_WRITE) !== 0n || (write && !(oflags & OFLAGS_DIRECTORY))) fail(ERRNO_ISDIR);
         return this.openDirectory(root, r);
       }
       if (oflags & OFLAGS_DIRECTORY) fail(r.stat ? ERRNO_NOTDIR : ERRNO_NOENT);
-      if (r.trailingSlash) fail(r.stat ? ERRNO_NOTDIR : ERRNO_ISDIR);
+      // A trailing slash asks for a directory: a file is ENOTDIR, a missing name ENOENT, or
+      // EISDIR when it would be created (Linux's answers).
+      if (r.trailingSlash) fail(r.stat ? ERRNO_NOTDIR : oflags & OFLAGS_CREAT ? ERRNO_ISDIR : ERRNO_NOENT);
       if (r.stat?.isSymbolicLink()) fail(ERRNO_LOOP); // O_NOFOLLOW on a symlink, as Linux
       if (this.info.readOnly && (write || (oflags & OFLAGS_CREAT))) fail(ERRNO_PERM);
       const flags = openFlags(oflags, fdflags, read, write);
@@ -126,7 +137,8 @@ export class HostDirectory implements Directory {
       return new PendingHost({
         kind: HOST_FILE, handle: os, mount: this.mount, fdflags, filetype: filetypeOf(st),
         rightsBase: rightsBase & DIR_INHERITING, rightsInheriting: 0n,
-        aux: (fdflags & FDFLAGS_APPEND ? AUX_OS_APPEND : 0) | (this.info.readOnly ? AUX_READ_ONLY : 0),
+        aux: (fdflags & FDFLAGS_APPEND ? AUX_OS_APPEND : 0) | (this.info.readOnly ? AUX_READ_ONLY : 0)
+          | (read ? AUX_OS_READ : 0) | (write ? AUX_OS_WRITE : 0),
       });
     });
   }
@@ -142,6 +154,8 @@ export class HostDirectory implements Directory {
   readlink(path: string): Uint8Array {
     return this.named(path, false, (r) => {
       if (!r.stat) fail(ERRNO_NOENT);
+      // "link/" follows the link (the walk did): a file then is ENOTDIR, a directory EINVAL.
+      if (r.trailingSlash && !r.stat.isDirectory()) fail(ERRNO_NOTDIR);
       if (!r.stat.isSymbolicLink()) fail(ERRNO_INVAL);
       const target = sys(() => readlinkSync(inDir(r.parent, r.name), { encoding: 'buffer' }));
       // wasmtime does not even show an absolute target (it could only lead out of the directory).
@@ -166,6 +180,8 @@ export class HostDirectory implements Directory {
     this.at(srcPath, false, (src) => target.at(dstPath, false, (dst) => {
       if (src.name === null || dst.name === null) fail(src.stat ? ERRNO_INVAL : ERRNO_NOENT);
       if (!src.stat) fail(ERRNO_NOENT);
+      // Linux: a trailing slash on either name asks for a directory; a file source is ENOTDIR.
+      if ((src.trailingSlash || dst.trailingSlash) && !src.stat.isDirectory()) fail(ERRNO_NOTDIR);
       sys(() => renameSync(inDir(src.parent, src.name!), inDir(dst.parent, dst.name!)));
     }));
   }
@@ -175,7 +191,10 @@ export class HostDirectory implements Directory {
     // wasmtime refuses to create a symlink that could only escape (an absolute target).
     if (oldPath.startsWith('/')) fail(ERRNO_PERM);
     this.named(newPath, false, (r) => {
-      if (r.stat || r.trailingSlash) fail(ERRNO_EXIST);
+      // Linux: an existing name is EEXIST; a missing one with a trailing slash ENOENT (a symlink
+      // is not the directory the slash asks for).
+      if (r.stat) fail(ERRNO_EXIST);
+      if (r.trailingSlash) fail(ERRNO_NOENT);
       sys(() => symlinkSync(oldPath, inDir(r.parent, r.name)));
     });
   }

@@ -26,23 +26,27 @@
  * read/write/seek on a directory are EBADF; fd_fdstat_set_flags replaces the flags.
  */
 import {
-  closeSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, futimesSync, lstatSync,
+  closeSync, constants, openSync, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, futimesSync, lstatSync,
   readdirSync, readSync, writeSync, type BigIntStats,
 } from 'node:fs';
 import {
   ERRNO_BADF, ERRNO_FBIG, ERRNO_INVAL, ERRNO_NOTDIR, ERRNO_NOTSUP, ERRNO_PERM, FDFLAGS_APPEND, FILETYPE_BLOCK_DEVICE, FILETYPE_CHARACTER_DEVICE,
   FILETYPE_DIRECTORY, FILETYPE_REGULAR_FILE, FILETYPE_SOCKET_STREAM, FILETYPE_SYMBOLIC_LINK, FILETYPE_UNKNOWN,
-  FSTFLAGS_ATIM, FSTFLAGS_ATIM_NOW, FSTFLAGS_MTIM, FSTFLAGS_MTIM_NOW, WHENCE_CUR, WHENCE_END, WHENCE_SET,
+  WHENCE_CUR, WHENCE_END, WHENCE_SET,
 } from '../../wasi/constants.js';
 import { fail } from '../../wasi/errno.js';
 import { DescriptorBase, type Directory, type Fdstat, type Filestat } from '../../wasi/fd-table.js';
-import { dirItself, inDir, sys, type DirRef } from './host-path.js';
+import { dirItself, inDir, PROC_FD, sys, type DirRef } from './host-path.js';
+import { childPathOf, setTimes } from './host-times.js';
 import { AUX, FDFLAGS, FILETYPE, holdsOsFd, MOUNT, PREOPEN, type EntryInit, type PendingEntry, type SharedFdTable } from '../../fs/shared-fd-table.js';
 
 /** AUX bit: the OS fd has O_APPEND. */
 export const AUX_OS_APPEND = 1;
 /** AUX bit: the file was opened on a read-only mount (wasmtime: FilePerms without WRITE). */
 export const AUX_READ_ONLY = 2;
+/** AUX bits: the OS fd's access mode (for reopening it with other flags). */
+export const AUX_OS_READ = 4;
+export const AUX_OS_WRITE = 8;
 
 /**
  * Runs `f` with the OS fd of entry `fd` pinned (see SharedFdTable.pinOs), if the entry still has
@@ -81,14 +85,10 @@ export function filestatOf(st: BigIntStats): Filestat {
   };
 }
 
-/** New atime/mtime in seconds (Node's unit) from WASI's fstflags; unset times keep their value. */
-export function timesFor(current: BigIntStats, atim: bigint, mtim: bigint, fstflags: number): [number, number] {
-  const now = Date.now() / 1000;
-  // Node takes seconds as a double and keeps microseconds: host directories store times at µs
-  // precision (no utimensat in node:fs), the sub-µs part of a WASI timestamp is lost.
-  const pick = (set: number, setNow: number, value: bigint, old: bigint) =>
-    fstflags & setNow ? now : Number(fstflags & set ? value : old) / 1e9;
-  return [pick(FSTFLAGS_ATIM, FSTFLAGS_ATIM_NOW, atim, current.atimeNs), pick(FSTFLAGS_MTIM, FSTFLAGS_MTIM_NOW, mtim, current.mtimeNs)];
+/** The times of OS fd `os` set as `fstflags` asks (host-times.ts: to the nanosecond). */
+export function setFdTimes(os: number, atim: bigint, mtim: bigint, fstflags: number): void {
+  const stat = (): BigIntStats => sys(() => fstatSync(os, { bigint: true }));
+  setTimes({ nodeSet: (a, m) => futimesSync(os, a, m), childPath: childPathOf(os), followChildPath: true, stat }, stat(), atim, mtim, fstflags);
 }
 
 /** A file size or offset as Node takes it (a double): beyond 2^53 bytes is EFBIG. */
@@ -131,7 +131,35 @@ export class HostFile extends DescriptorBase {
     const r = this.table.rights(this.fd);
     return { filetype: this.table.field(this.fd, FILETYPE), flags: this.table.field(this.fd, FDFLAGS), rightsBase: r.base, rightsInheriting: r.inheriting };
   }
-  override setFdflags(flags: number): void { this.table.setField(this.fd, FDFLAGS, flags); }
+  /**
+   * fdflags APPEND goes to the OS fd itself (the kernel appends atomically, and a cleared APPEND
+   * must really stop appending: Linux's pwrite appends on an O_APPEND fd whatever the position).
+   * Node has no fcntl(F_SETFL): the file is reopened through /proc/self/fd/<os> with the new
+   * flag, and the new OS fd replaces the old one in the entry. Without /proc/self/fd, a set APPEND
+   * is done by spindle (the end looked up under the entry lock) and clearing one set at open is
+   * ENOTSUP.
+   */
+  override setFdflags(flags: number): void {
+    const append = (flags & FDFLAGS_APPEND) !== 0;
+    const aux = this.table.field(this.fd, AUX);
+    if (this.seekable && append !== ((aux & AUX_OS_APPEND) !== 0)) {
+      if (PROC_FD) this.reopen(append);
+      else if (!append) fail(ERRNO_NOTSUP);
+    }
+    this.table.setField(this.fd, FDFLAGS, flags);
+  }
+  private reopen(append: boolean): void {
+    this.os((os) => {
+      const aux = this.table.field(this.fd, AUX);
+      const access = aux & AUX_OS_WRITE ? (aux & AUX_OS_READ ? constants.O_RDWR : constants.O_WRONLY) : constants.O_RDONLY;
+      const next = sys(() => openSync(`/proc/self/fd/${os}`, access | (append ? constants.O_APPEND : 0)));
+      const nextAux = append ? aux | AUX_OS_APPEND : aux & ~AUX_OS_APPEND;
+      if (!this.table.replaceOs(this.fd, this.gen, next, nextAux)) {
+        closeSync(next);
+        fail(ERRNO_BADF);
+      }
+    });
+  }
   override setRights(): void { fail(ERRNO_NOTSUP); }
   filestat(): Filestat { return this.os((os) => filestatOf(sys(() => fstatSync(os, { bigint: true })))); }
   override setSize(size: bigint): void {
@@ -140,10 +168,7 @@ export class HostFile extends DescriptorBase {
   }
   override setTimes(atim: bigint, mtim: bigint, fstflags: number): void {
     this.writable();
-    this.os((os) => {
-      const [a, m] = timesFor(sys(() => fstatSync(os, { bigint: true })), atim, mtim, fstflags);
-      sys(() => futimesSync(os, a, m));
-    });
+    this.os((os) => setFdTimes(os, atim, mtim, fstflags));
   }
   override advise(): void { this.os(() => undefined); }
   /** posix_fallocate: the file is at least offset + len long (wasmtime 46 says ENOTSUP instead). */
@@ -246,10 +271,7 @@ export class HostDir extends DescriptorBase {
   filestat(): Filestat { return this.dir((d) => filestatOf(sys(() => fstatSync(d.fd, { bigint: true })))); }
   override setTimes(atim: bigint, mtim: bigint, fstflags: number): void {
     this.writable();
-    this.dir((d) => {
-      const [a, m] = timesFor(sys(() => fstatSync(d.fd, { bigint: true })), atim, mtim, fstflags);
-      sys(() => futimesSync(d.fd, a, m));
-    });
+    this.dir((d) => setFdTimes(d.fd, atim, mtim, fstflags));
   }
   override advise(): void {}
   override datasync(): void { this.sync(); }
