@@ -85,21 +85,24 @@ wasi_call! {
 wasi_call! {
     /// `fd_close` (on an OPFS mount: the file's write-back is queued first).
     fn fd_close(fd: i32) routes fd => |f| {
-        opfs::close(fs(), f, || fs().fd_close(f))
+        let fs = fs();
+        opfs::close(fs, f, || fs.fd_close(f))
     }
 }
 
 wasi_call! {
     /// `fd_sync` (on an OPFS mount: then waits until the file reached OPFS).
     fn fd_sync(fd: i32) routes fd => |f| {
-        opfs::sync(fs(), f, || fs().fd_sync(f))
+        let fs = fs();
+        opfs::sync(fs, f, || fs.fd_sync(f))
     }
 }
 
 wasi_call! {
     /// `fd_datasync` (as `fd_sync`).
     fn fd_datasync(fd: i32) routes fd => |f| {
-        opfs::sync(fs(), f, || fs().fd_datasync(f))
+        let fs = fs();
+        opfs::sync(fs, f, || fs.fd_datasync(f))
     }
 }
 
@@ -169,7 +172,8 @@ wasi_call! {
 wasi_call! {
     /// `fd_renumber`: within one world only (EBADF across worlds, see `fds.rs`).
     fn fd_renumber(fd: i32, to: i32) routes (fd, to) else Badf => |a, b| {
-        opfs::renumber(fs(), a, b, || fs().fd_renumber(a, b))
+        let fs = fs();
+        opfs::renumber(fs, a, b, || fs.fd_renumber(a, b))
     }
 }
 
