@@ -61,7 +61,11 @@ fn main() {
     assert_eq!((m.accessed().unwrap(), m.modified().unwrap()), (t, u), "both times");
     f.set_modified(u - Duration::from_nanos(1)).unwrap();
     let m = fs::metadata("/d/file").unwrap();
-    assert_eq!((m.accessed().unwrap(), m.modified().unwrap()), (t, u - Duration::from_nanos(1)), "mtime only");
+    assert_eq!(
+        (m.accessed().unwrap(), m.modified().unwrap()),
+        (t, u - Duration::from_nanos(1)),
+        "mtime only"
+    );
     f.set_times(FileTimes::new().set_accessed(u - Duration::from_nanos(7))).unwrap();
     let m = fs::metadata("/d/file").unwrap();
     assert_eq!(m.accessed().unwrap(), u - Duration::from_nanos(7), "atime only");
