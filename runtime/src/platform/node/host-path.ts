@@ -20,8 +20,9 @@
  *     above it are all EPERM ("a path led outside of the filesystem");
  *   - symlinks are read and followed here, never by the OS: a symlink's target is spliced into the
  *     remaining components, at most MAX_SYMLINKS (40, Linux's) per lookup, then ELOOP;
- *   - each intermediate directory is opened (O_DIRECTORY | O_NOFOLLOW) from the one before and
- *     the walk continues from that fd; `..` closes it and goes back to the previous one;
+ *   - each intermediate directory is opened (O_DIRECTORY | O_NOFOLLOW) from the one before, with
+ *     no lstat first (ENOTDIR: a symlink, read and spliced, or a file), and the walk continues
+ *     from that fd; `..` closes it and goes back to the previous one;
  *   - the last component is followed only when asked (lookupflags SYMLINK_FOLLOW, or a trailing
  *     slash); callers then act on `(parent fd, name)` with calls that do not follow it;
  *   - a guest path of PATH_MAX (4096) bytes or more is ENAMETOOLONG, as Linux answers; the host's
@@ -133,6 +134,13 @@ function resolveFrom(root: DirRef, path: string, follow: boolean, stack: Entered
   const pending = path.split('/').reverse();
   const top = (): DirRef => stack.length ? stack[stack.length - 1]!.dir : root;
   let links = 0;
+  /** Splices a symlink's target into the components still to walk. */
+  const splice = (target: string): void => {
+    if (++links > MAX_SYMLINKS) fail(ERRNO_LOOP);
+    if (target.startsWith('/')) fail(ERRNO_PERM);
+    if (target === '') fail(ERRNO_NOENT);
+    pending.push(...target.split('/').reverse());
+  };
   while (pending.length > 0) {
     const c = pending.pop()!;
     if (c === '' || c === '.') continue;
@@ -145,30 +153,32 @@ function resolveFrom(root: DirRef, path: string, follow: boolean, stack: Entered
     if (pending.length === 0 && !follow && !trailingSlash) {
       return { parent: dir, name: c, trailingSlash, stat: lstat(inDir(dir, c)) };
     }
-    const st = lstat(inDir(dir, c));
     const last = onlyDots(pending);
+    if (!last && PROC_FD) {
+      // An intermediate component: open it as a directory straight away (no lstat first). It
+      // fails with ENOTDIR for a symlink or a file: a symlink is then read and spliced in.
+      const entered = enter(dir, c);
+      if (entered !== null) {
+        stack.push({ dir: entered, name: c });
+        continue;
+      }
+      const target = readlinkOrNull(inDir(dir, c));
+      if (target === null) fail(ERRNO_NOTDIR);
+      splice(target);
+      continue;
+    }
+    const st = lstat(inDir(dir, c));
     if (!st) {
       if (!last) fail(ERRNO_NOENT);
       return { parent: dir, name: c, trailingSlash, stat: undefined };
     }
     if (st.isSymbolicLink()) {
-      if (++links > MAX_SYMLINKS) fail(ERRNO_LOOP);
-      const target = sys(() => readlinkSync(inDir(dir, c), 'utf8'));
-      if (target.startsWith('/')) fail(ERRNO_PERM);
-      if (target === '') fail(ERRNO_NOENT);
-      pending.push(...target.split('/').reverse());
+      splice(sys(() => readlinkSync(inDir(dir, c), 'utf8')));
       continue;
     }
     if (last) return { parent: dir, name: c, trailingSlash, stat: st };
     if (!st.isDirectory()) fail(ERRNO_NOTDIR);
-    const entered = enter(dir, c);
-    if (entered === null) {
-      // Swapped (for a symlink or a file) between the lstat and the open: look at it again.
-      if (++links > MAX_SYMLINKS) fail(ERRNO_LOOP);
-      pending.push(c);
-      continue;
-    }
-    stack.push({ dir: entered, name: c });
+    stack.push({ dir: { fd: -1, path: `${dir.path}/${c}` }, name: c });
   }
   // The path named a directory of the walk itself ("", ".", "a/.."): the top of the stack.
   if (stack.length === 0) return { parent: root, name: null, trailingSlash, stat: statOf(root, null) };
@@ -177,17 +187,26 @@ function resolveFrom(root: DirRef, path: string, follow: boolean, stack: Entered
   return { parent, name: self.name, trailingSlash, stat: lstat(inDir(parent, self.name)) };
 }
 
+/** A symlink's target, or null when `path` is not a symlink (EINVAL; it may have just changed). */
+function readlinkOrNull(path: string): string | null {
+  try {
+    return readlinkSync(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EINVAL') return null;
+    return fail(errnoOfNodeError(e));
+  }
+}
+
 /**
- * Opens directory `name` in `dir` without following it; null if it is no longer a directory
- * (ELOOP: a symlink now; ENOTDIR: a file now).
+ * Opens directory `name` in `dir` (O_DIRECTORY | O_NOFOLLOW); null when it is not a directory
+ * (ENOTDIR: a file, or a symlink, which O_NOFOLLOW with O_DIRECTORY reports so on Linux).
  */
 function enter(dir: DirRef, name: string): DirRef | null {
-  if (!PROC_FD) return { fd: -1, path: `${dir.path}/${name}` };
   try {
     return { fd: openSync(inDir(dir, name), DIR_FLAGS), path: '' };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP' || code === 'ENOTDIR') return null;
+    if (code === 'ENOTDIR' || code === 'ELOOP') return null;
     return fail(errnoOfNodeError(e));
   }
 }
