@@ -31,7 +31,7 @@ Options (before PROGRAM.wasm; everything after it goes to the program):
   --dir HOST[::GUEST]   give the program the host directory HOST, seen at GUEST (default: HOST);
                         wasmtime's syntax; confined: no '..', absolute path or symlink leads out;
                         on Linux neither does a rename or symlink swap made meanwhile by another
-                        thread or process (macOS, Windows: not guaranteed; README, host table)
+                        thread or process (macOS: not guaranteed; Windows: no --dir; README)
   --dir-ro HOST[::GUEST]  the same, read-only (every change fails, as in wasmtime: EPERM)
   --mount GUEST=memory  a memory directory at GUEST, shared by all threads (gone at exit)
   --preload SRC::GUEST  copy a host directory or .tar file into GUEST (inside a --mount) first

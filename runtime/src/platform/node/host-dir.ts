@@ -231,6 +231,8 @@ function openFlags(oflags: number, fdflags: number, read: boolean, write: boolea
  * real path; or what is wrong with it (for the user).
  */
 export function hostRoot(host: string): OpenedRoot | { error: string } {
+  // node:fs cannot open a directory on Windows, and a host directory is held open (host-path.ts).
+  if (process.platform === 'win32') return { error: 'host directories need Linux or macOS (on Windows node:fs cannot hold a directory open); use a memory mount' };
   try {
     const real = realpathSync(host);
     const fd = openSync(real, constants.O_RDONLY | constants.O_DIRECTORY);
