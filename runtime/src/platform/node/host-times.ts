@@ -11,7 +11,10 @@
  *     with UTIME_OMIT; -h: never follow), on /proc/<pid>/fd/... (the same file the fd or the
  *     walk holds: host-path.ts). The result is read back; if `touch` is missing, fails, or did
  *     not set exactly the times asked for, the call fails with ENOTSUP rather than round a time
- *     the program set and will read back (README: host table).
+ *     the program set and will read back (README: host table);
+ *   - except when only the time NOT asked for has nanoseconds and `touch` cannot help (no
+ *     /proc/self/fd, or it failed): then node:fs rewrites that one rounded down to the
+ *     microsecond, and the times asked for are exact.
  *
  * Thread rules: none; each call runs on the calling thread (spawnSync blocks it, ~1-3 ms).
  */
@@ -47,11 +50,21 @@ export function setTimes(target: TimesTarget, current: BigIntStats, atim: bigint
     sys(() => target.nodeSet(a === null ? now : seconds(a), m === null ? now : seconds(m)));
     return;
   }
-  if (!PROC_FD) fail(ERRNO_NOTSUP);
-  if (setA) touch(target, '-a', fstflags & FSTFLAGS_ATIM ? atim : null);
-  if (setM) touch(target, '-m', fstflags & FSTFLAGS_MTIM ? mtim : null);
+  // Only the time not asked for has nanoseconds: exact through touch, else rounded by node:fs.
+  const askedWhole = (!(fstflags & FSTFLAGS_ATIM) || atim % US === 0n) && (!(fstflags & FSTFLAGS_MTIM) || mtim % US === 0n);
+  const exact = PROC_FD && touched(target, setA, setM, atim, mtim, fstflags);
+  if (exact) return;
+  if (!askedWhole) fail(ERRNO_NOTSUP);
+  const now = Date.now() / 1000;
+  sys(() => target.nodeSet(a === null ? now : seconds(a - (a % US)), m === null ? now : seconds(m - (m % US))));
+}
+
+/** Sets the times through `touch` and reads them back: true when they are exactly as asked. */
+function touched(target: TimesTarget, setA: boolean, setM: boolean, atim: bigint, mtim: bigint, fstflags: number): boolean {
+  if (setA && !touch(target, '-a', fstflags & FSTFLAGS_ATIM ? atim : null)) return false;
+  if (setM && !touch(target, '-m', fstflags & FSTFLAGS_MTIM ? mtim : null)) return false;
   const after = target.stat();
-  if ((fstflags & FSTFLAGS_ATIM && after.atimeNs !== atim) || (fstflags & FSTFLAGS_MTIM && after.mtimeNs !== mtim)) fail(ERRNO_NOTSUP);
+  return !((fstflags & FSTFLAGS_ATIM && after.atimeNs !== atim) || (fstflags & FSTFLAGS_MTIM && after.mtimeNs !== mtim));
 }
 
 /**
@@ -62,12 +75,11 @@ function seconds(ns: bigint): number {
   return Number(ns / US) / 1e6 + 5e-7;
 }
 
-/** `touch -a|-m [-d @S.N]` on the target; a failure of touch is ENOTSUP. */
-function touch(target: TimesTarget, which: '-a' | '-m', ns: bigint | null): void {
+/** `touch -a|-m [-d @S.N]` on the target; false when touch failed (or is missing). */
+function touch(target: TimesTarget, which: '-a' | '-m', ns: bigint | null): boolean {
   const args = [which, ...(target.followChildPath ? [] : ['-h'])];
   if (ns !== null) args.push('-d', `@${ns / 1_000_000_000n}.${(ns % 1_000_000_000n).toString().padStart(9, '0')}`);
-  const r = spawnSync('touch', [...args, '--', target.childPath], { stdio: 'ignore', timeout: 30_000 });
-  if (r.status !== 0) fail(ERRNO_NOTSUP);
+  return spawnSync('touch', [...args, '--', target.childPath], { stdio: 'ignore', timeout: 30_000 }).status === 0;
 }
 
 /** The path a child process uses for `name` in directory fd `dirFd` of this process. */
