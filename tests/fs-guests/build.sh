@@ -10,6 +10,7 @@
 #                        programs on the runtime's filesystem: memory mounts, host directories;
 #                        all but mounts.c, which uses the library's API), and runtime/<name>.c
 #   fs_rust_rt.wasm      the Rust program without the crate or the archive (FS_GUEST_PLAIN=1)
+#   conformance_ifs.wasm runtime/conformance.c linked with libspindle-fs.a (the in-program FS)
 #   conformance_rust.wasm, conformance_rust_rt.wasm  rust/src/bin/conformance.rs with the crate
 #                        (in-program FS) and without it (the runtime's FS, wasmtime)
 #   fs_rust_wasip1_rt.wasm  the same for plain wasm32-wasip1 (no threads; its own memory)
@@ -47,6 +48,8 @@ for src in "$here"/c/*.c "$here"/runtime/*.c; do
   [ "$name" = mounts ] && continue
   "$cc" "${flags[@]}" -DFS_GUEST_PLAIN "$src" -o "$out/${name}_rt.wasm" & pids+=($!)
 done
+# runtime/conformance.c on the in-program FS too (conformance_ifs.wasm): the same corners.
+"$cc" "${flags[@]}" "$here/runtime/conformance.c" "$prefix/lib/libspindle-fs.a" -o "$out/conformance_ifs.wasm" & pids+=($!)
 for p in "${pids[@]}"; do wait "$p"; done
 if [ -d "$here/rust" ] && [ -f "$here/rust/Cargo.toml" ]; then
   (cd "$here/rust" && cargo build -q --release --target wasm32-wasip1-threads)
