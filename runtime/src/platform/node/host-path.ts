@@ -45,8 +45,11 @@ export const MAX_SYMLINKS = 40;
 /** Linux's PATH_MAX: a guest path this long or longer is ENAMETOOLONG. */
 export const PATH_MAX = 4096;
 
-/** Names inside a directory are reached through its fd (Linux with /proc); else through its path. */
-export const PROC_FD = process.platform === 'linux' && existsSync('/proc/self/fd');
+/**
+ * Names inside a directory are reached through its fd (Linux with /proc); else through its path.
+ * SPINDLE_NO_PROC_FD=1 forces the path-string way (macOS's) on Linux, so tests can run it.
+ */
+export const PROC_FD = process.platform === 'linux' && existsSync('/proc/self/fd') && process.env.SPINDLE_NO_PROC_FD !== '1';
 
 /** O_DIRECTORY | O_NOFOLLOW, read-only: how every directory handle is opened. */
 export const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
