@@ -31,6 +31,7 @@ export const LAYERS = [
 const NODE_OK = new Map([
   ['worker.ts', 'boots a Node worker (dynamic import, Node branch only)'],
   ['node-worker.ts', 'the Node pool worker script'],
+  ['pool-worker.ts', 'boots a pool worker for an embedder\'s worker script (dynamic import, Node branch only)'],
   ['cli.ts', 'the command line is Node only'],
   ['serve.ts', 'the local server is Node only'],
   ['bench.ts', 'the bench command is Node only'],

@@ -1,6 +1,7 @@
 /**
  * The pool worker's loop: every worker of a program runs `serve`, from its worker script
- * (worker.ts in browsers, node-worker.ts in Node). A worker owns one slot of the control block
+ * (worker.ts in browsers, node-worker.ts in Node, or an embedder's: napi/worker.ts, whose
+ * InstanceHooks make each thread's instance). A worker owns one slot of the control block
  * for its whole life and serves threads in it one after another:
  *
  *   instantiate a fresh instance  ->  wait for CMD in its slot  ->  run the thread  ->  back on
@@ -11,14 +12,14 @@
  * written a command into it (growth), so a command may be waiting before the worker even boots.
  */
 import { Control, CMD_NONE, CMD_RUN_MAIN } from './control.js';
-import { reportFailure, runThread, ThreadFactory, ThreadStdio } from './thread.js';
+import { reportFailure, runThread, ThreadFactory, ThreadStdio, type InstanceHooks } from './thread.js';
 import type { WorkerInit } from './protocol.js';
 import type { Platform } from './platform/types.js';
 
-export function serve(init: WorkerInit, platform: Platform): void {
+export function serve(init: WorkerInit, platform: Platform, hooks?: InstanceHooks): void {
   const ctl = new Control(init.control);
   const stdio = new ThreadStdio(init, platform);
-  const factory = new ThreadFactory(init, platform, stdio);
+  const factory = new ThreadFactory(init, platform, stdio, hooks);
   const cmdWord = ctl.slotWord(init.slot, 0);
   for (let first = true; ; first = false) {
     let thread;
@@ -40,5 +41,36 @@ export function serve(init: WorkerInit, platform: Platform): void {
     Atomics.store(ctl.words, cmdWord, CMD_NONE);
     if (!runThread(thread, ctl, stdio, cmd === CMD_RUN_MAIN ? 0 : tid, arg)) return;
     ctl.beginPreparing();
+  }
+}
+
+/** Instance hooks of a worker script, made once the worker has its WorkerInit (napi/worker.ts). */
+export type HooksFor = (init: WorkerInit) => InstanceHooks | undefined | Promise<InstanceHooks | undefined>;
+
+/**
+ * Starts serving from an ES module worker script: in Node with the worker's `workerData`, in a
+ * browser module worker with the WorkerInit its owner posts right after creating it.
+ */
+export async function bootPoolWorker(hooksFor?: HooksFor): Promise<void> {
+  if (typeof process !== 'undefined' && process.versions?.node) {
+    const { workerData } = await import('node:worker_threads');
+    const { nodePlatform } = await import('./platform/node/index.js');
+    const init = workerData as WorkerInit;
+    serve(init, nodePlatform, await hooksFor?.(init));
+  } else {
+    // The handler is set before any await: a message that arrives while no handler is set is
+    // dropped once the module has been evaluated.
+    const scope = globalThis as unknown as { onmessage: ((e: MessageEvent<WorkerInit>) => void) | null };
+    const platform = import('./platform/browser/index.js');
+    scope.onmessage = (e) => {
+      scope.onmessage = null;
+      Promise.all([platform, hooksFor?.(e.data)])
+        .then(([{ poolWorkerPlatform }, hooks]) => serve(e.data, poolWorkerPlatform, hooks))
+        .catch((err: unknown) => {
+          // A rejection would only reach the console; thrown from a task it becomes the
+          // Worker's error event, which the main thread turns into an exit with a message.
+          setTimeout(() => { throw err; });
+        });
+    };
   }
 }

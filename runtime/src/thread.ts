@@ -3,7 +3,8 @@
  * its WASI host, its `thread-spawn` import, and the code that runs `_start` or
  * `wasi_thread_start` and turns every way it can end into an exit status.
  *
- * Used by pool workers (worker.ts) and, in Node's calling-thread mode, by the main thread.
+ * Used by pool workers (pool-worker.ts) and, in Node's calling-thread mode and for reactors
+ * (library modules, `Program.startReactor`), by the calling thread.
  * Thread rules: everything here runs on the thread that owns the instance; the only shared
  * state is the control block, the output rings, the stdin buffer and (with a filesystem) the fd
  * table, all in SharedArrayBuffers, plus the memory-FS module's shared memory.
@@ -96,9 +97,25 @@ class Host implements WasiHost {
   }
 }
 
+/** What a thread runs: the instance's exports (`_start`, `wasi_thread_start`, `memory`). */
+export interface ThreadInstance {
+  readonly exports: WebAssembly.Exports;
+}
+
 export interface WasmThread {
-  instance: WebAssembly.Instance;
+  instance: ThreadInstance;
   host: Host;
+}
+
+/**
+ * What an embedder adds to every instance of a program (napi/: Node-API through emnapi). It
+ * instantiates the module itself, with the runtime's imports (`imports`: WASI preview1,
+ * `wasi.thread-spawn`, the memory) merged into its own, and may wrap exports (e.g. to treat its
+ * own unwinding as a normal end of `wasi_thread_start`). Called on the thread that will run the
+ * instance, once per thread, before the thread is handed out.
+ */
+export interface InstanceHooks {
+  instantiate(module: WebAssembly.Module, imports: WebAssembly.Imports): ThreadInstance;
 }
 
 /**
@@ -111,7 +128,7 @@ export class ThreadFactory {
   private readonly imports: WebAssembly.Imports;
   private exported: WebAssembly.Memory | undefined;
 
-  constructor(private readonly init: WorkerInit, platform: Platform, stdio: ThreadStdio) {
+  constructor(private readonly init: WorkerInit, platform: Platform, stdio: ThreadStdio, private readonly hooks?: InstanceHooks) {
     const ctl = new Control(init.control);
     shareMonotonicFloor(ctl.monotonicFloor());
     // A module that defines its own memory exports it only once instantiated: until then the
@@ -135,9 +152,19 @@ export class ThreadFactory {
     }
   }
 
+  /**
+   * The runtime's imports for this thread (the same object for every instance), for an embedder
+   * that instantiates the calling thread's instance itself (napi/, `Program.startReactor`).
+   */
+  get importObject(): WebAssembly.Imports {
+    return this.imports;
+  }
+
   /** A fresh instance for the next thread. */
   instantiate(): WasmThread {
-    const instance = new WebAssembly.Instance(this.init.module, this.imports);
+    const instance = this.hooks
+      ? this.hooks.instantiate(this.init.module, this.imports)
+      : new WebAssembly.Instance(this.init.module, this.imports);
     this.exported = instance.exports.memory as WebAssembly.Memory | undefined;
     if (!this.init.memoryImport && !(this.exported instanceof WebAssembly.Memory)) {
       throw new Error('the module neither imports nor exports a memory; WASI programs must export "memory"');
