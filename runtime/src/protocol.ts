@@ -36,6 +36,16 @@ export interface WorkerInit {
   opfs?: OpfsInit;
   /** This worker's slot in the control block. */
   slot: number;
+  /**
+   * Node: the script of this program's workers (a file: URL), when an embedder has its own
+   * (napi/worker.ts); default the runtime's pool worker. (Browsers: the owner's platform decides,
+   * platform/browser `browserPlatformWith`.)
+   */
+  workerScript?: string;
+  /** Node: the program's workers do not keep the process alive (a library's threads, napi/). */
+  detached?: boolean;
+  /** The embedder's own data for its worker script's instance hooks (napi/). Structured-cloneable. */
+  embed?: unknown;
 }
 
 /**

@@ -44,15 +44,26 @@ interface ProgramWorkers {
   workers: Worker[];
   onFailure: (message: string) => void;
   ended: boolean;
+  /** Creates one pool worker (the runtime's script, or an embedder's: `browserPlatformWith`). */
+  newWorker: NewWorker;
 }
+
+/**
+ * Creates a module worker running a pool worker script, named `name`. The `new Worker(new
+ * URL(..., import.meta.url))` expression must be written out where the script lives, so that
+ * bundlers (Vite, webpack 5) recognise the worker and emit it.
+ */
+export type NewWorker = (name: string) => Worker;
+
+const runtimeWorker: NewWorker = (name) => new Worker(new URL('../../worker.js', import.meta.url), { type: 'module', name });
 const programs = new WeakMap<SharedArrayBuffer, ProgramWorkers>();
 
 /** The owner's side (the thread that runs the program, normally the page): creates the worker. */
-function startWorker(init: WorkerInit, onFailure: (message: string) => void): WorkerHandle {
+function startWorker(newWorker: NewWorker, init: WorkerInit, onFailure: (message: string) => void): WorkerHandle {
   init = withOpfs(init);
   let record = programs.get(init.control);
   if (!record) {
-    record = { workers: [], onFailure, ended: false };
+    record = { workers: [], onFailure, ended: false, newWorker };
     programs.set(init.control, record);
   }
   create(init, record);
@@ -64,8 +75,7 @@ function create(init: WorkerInit, record: ProgramWorkers): void {
   if (record.ended) return;
   let worker: Worker;
   try {
-    // Written out in full so that bundlers (Vite, webpack 5) recognise the worker and emit it.
-    worker = new Worker(new URL('../../worker.js', import.meta.url), { type: 'module', name: `spindle slot ${init.slot}` });
+    worker = record.newWorker(`spindle slot ${init.slot}`);
   } catch (e) {
     record.onFailure(`cannot start a worker for slot ${init.slot}: ${e instanceof Error ? e.message : String(e)}`);
     return;
@@ -99,10 +109,18 @@ function askOwner(init: WorkerInit): WorkerHandle {
   return { terminate: async () => {} };
 }
 
+/**
+ * The owner's platform whose pool workers run the script `newWorker` creates (an embedder's:
+ * napi/), for every worker of the program, those grown on a pool worker's request included.
+ */
+export function browserPlatformWith(newWorker: NewWorker): Platform {
+  return { ...browserPlatform, startWorker: (init, onFailure) => startWorker(newWorker, init, onFailure) };
+}
+
 /** For the thread that runs the program (browser.ts): the page, or a worker of the user's. */
 export const browserPlatform: Platform = {
   cpuCount: () => Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1),
-  startWorker,
+  startWorker: (init, onFailure) => startWorker(runtimeWorker, init, onFailure),
   readFile: async (url) => {
     const res = await fetch(url);
     if (!res.ok) throw new Error(`cannot fetch ${String(url)}: HTTP ${res.status}`);

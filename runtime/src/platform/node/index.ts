@@ -37,7 +37,9 @@ function startWorker(init: WorkerInit, onFailure: (message: string) => void): Wo
   // closed on worker B was closed AGAIN by A's exit, by then another thread's file or libuv's own
   // epoll/eventfd (libuv aborts: the silent SIGABRT of issue 14), and a file still in use by
   // other threads was closed under them.
-  const w = new Worker(workerUrl, { workerData: init, env: SHARE_ENV, stdout: false, stderr: false, trackUnmanagedFds: false });
+  const script = init.workerScript ? new URL(init.workerScript) : workerUrl;
+  const w = new Worker(script, { workerData: init, env: SHARE_ENV, stdout: false, stderr: false, trackUnmanagedFds: false });
+  if (init.detached) w.unref();
   w.on('error', (e) => onFailure(`worker for slot ${init.slot} failed: ${e instanceof Error ? e.message : String(e)}`));
   return { terminate: async () => { await w.terminate(); } };
 }
