@@ -32,22 +32,72 @@ export async function loadProgram(
   readFile: (path: string | URL) => Promise<Uint8Array>,
   memory?: WebAssembly.Memory,
   beforeCompile?: (usesThreads: boolean) => void,
+  kind: ModuleKind = 'command',
 ): Promise<LoadedProgram> {
   const { bytes, module: given, name } = await readSource(source, readFile);
-  let summary;
-  if (bytes) {
-    if (!isWasm(bytes)) {
-      throw new SpindleError('NOT_WASM', `${name} is not a WebAssembly module (no \\0asm header); pass a .wasm file built for wasm32-wasip1 or wasm32-wasip1-threads`);
-    }
-    try { summary = readImports(bytes); } catch {
-      throw new SpindleError('BAD_MODULE', `${name} is not a valid WebAssembly module (its import section is malformed); rebuild it`);
-    }
-  }
-  // The import section read from the bytes lists the same imports the compiled module would.
+  const summary = bytes ? summarize(bytes, name) : undefined;
   const imports = summary?.all ?? WebAssembly.Module.imports(given!);
-  const usesThreads = imports.some((i) => i.module === 'wasi' && i.name === 'thread-spawn');
-  beforeCompile?.(usesThreads);
+  beforeCompile?.(imports.some(isThreadSpawn));
   const module = given ?? await compile(bytes!, name);
+  return check(module, name, summary, known, memory, kind);
+}
+
+/**
+ * The same, synchronously, for bytes or a compiled module in hand (a reactor loaded from a
+ * synchronous API: napi/). Compiles on the calling thread: browsers refuse that on the page's
+ * main thread for modules over a few MB, so there use `loadProgram`.
+ */
+export function loadProgramSync(
+  source: Uint8Array | ArrayBuffer | WebAssembly.Module,
+  known: KnownImports,
+  memory?: WebAssembly.Memory,
+  kind: ModuleKind = 'command',
+  name = 'module.wasm',
+): LoadedProgram {
+  if (source instanceof WebAssembly.Module) return check(source, name, undefined, known, memory, kind);
+  const bytes = source instanceof Uint8Array ? source : new Uint8Array(source);
+  const summary = summarize(bytes, name);
+  let module;
+  try {
+    module = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+  } catch (e) {
+    throw new SpindleError('BAD_MODULE', `${name} does not compile: ${(e as Error).message.replace(/^WebAssembly\.Module\(\): /, '')}`);
+  }
+  return check(module, name, summary, known, memory, kind);
+}
+
+/**
+ * A command runs `_start` (a WASI program); a reactor is a library module (`_initialize`, called
+ * exports, no `_start`: a napi-rs addon).
+ */
+export type ModuleKind = 'command' | 'reactor';
+
+type Summary = ReturnType<typeof readImports>;
+
+function isThreadSpawn(i: { module: string; name: string }): boolean {
+  return i.module === 'wasi' && i.name === 'thread-spawn';
+}
+
+/** The import section of `bytes`, or a SpindleError saying the file is not wasm. */
+function summarize(bytes: Uint8Array, name: string): Summary {
+  if (!isWasm(bytes)) {
+    throw new SpindleError('NOT_WASM', `${name} is not a WebAssembly module (no \\0asm header); pass a .wasm file built for wasm32-wasip1 or wasm32-wasip1-threads`);
+  }
+  try {
+    return readImports(bytes);
+  } catch {
+    throw new SpindleError('BAD_MODULE', `${name} is not a valid WebAssembly module (its import section is malformed); rebuild it`);
+  }
+}
+
+/** Refuses, with a message saying what to do, a compiled module that cannot run; else its facts. */
+function check(
+  module: WebAssembly.Module, name: string, summary: Summary | undefined, known: KnownImports,
+  memory: WebAssembly.Memory | undefined, kind: ModuleKind,
+): LoadedProgram {
+  // The import section read from the bytes lists the same imports the compiled module would.
+  const imports = summary?.all ?? WebAssembly.Module.imports(module);
+  const usesThreads = imports.some(isThreadSpawn);
   const exports = new Set(WebAssembly.Module.exports(module).map((e) => e.name));
   const memoryImport = summary?.memory ?? (imports.some((i) => i.kind === 'memory') ? limitsFromOption(name, imports, memory) : undefined);
   for (const i of imports) {
@@ -61,8 +111,11 @@ export async function loadProgram(
     throw new SpindleError('MEMORY_NOT_SHARED', `${name} spawns threads but its memory import "${memoryImport.module}"."${memoryImport.name}" is not shared; `
       + 'link with -Wl,--shared-memory,--import-memory (wasm32-wasip1-threads does this by default)');
   }
-  if (!exports.has('_start')) {
+  if (kind === 'command' && !exports.has('_start')) {
     throw new SpindleError('NO_START', `${name} has no _start export; spindle runs WASI commands (a reactor or library module cannot be run)`);
+  }
+  if (kind === 'reactor' && exports.has('_start')) {
+    throw new SpindleError('BAD_MODULE', `${name} is a WASI command (it exports _start), not a library module; run it with spindle's run() instead`);
   }
   return { module, name, memory: memoryImport, usesThreads, hasThreadStart: exports.has('wasi_thread_start') };
 }
