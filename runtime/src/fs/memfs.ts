@@ -40,6 +40,20 @@ export interface OpfsMounts {
   readonly mounts: readonly { readonly path: string; readonly mount: number; readonly tar: Uint8Array }[];
 }
 
+/** The memory-FS module compiled, with its memory's limits (`MemFs.compile`). */
+export interface MemFsModule {
+  readonly module: WebAssembly.Module;
+  readonly initial: number;
+  readonly maximum: number;
+}
+
+/** A fresh memory and free-region list for one memory FS of `compiled`. */
+function sharedOf(compiled: MemFsModule, opfs: OpfsMounts | undefined): MemFsShared {
+  const memory = new WebAssembly.Memory({ initial: compiled.initial, maximum: compiled.maximum, shared: true } as WebAssembly.MemoryDescriptor);
+  const regions = new SharedArrayBuffer(4 * (2 + MAX_FREE_REGIONS));
+  return { module: compiled.module, memory, regions, opfs: opfs ? { channel: opfs.channel } : null };
+}
+
 /** One thread's side of the memory FS. */
 export interface MemFsThread {
   /** The mount root at `guestPath` as a preopen Descriptor (prestatName() = guest path). */
@@ -75,22 +89,36 @@ export class MemFs {
     readFile?: (url: URL) => Promise<Uint8Array>;
     opfs?: OpfsMounts;
   }): Promise<MemFs> {
-    const bytes = options.module ?? (await loadModuleBytes(options.readFile));
+    const compiled = await MemFs.compile(options.module ?? (await loadModuleBytes(options.readFile)));
+    const shared = sharedOf(compiled, options.opfs);
+    return MemFs.mount(shared, await instantiate(shared), options.mounts, options.opfs);
+  }
+
+  /** Compiles the module (its bytes, or read from dist/spindle-fs.wasm with `readFile`), for `createSync`. */
+  static async compile(source: Uint8Array | ((url: URL) => Promise<Uint8Array>)): Promise<MemFsModule> {
+    const bytes = typeof source === 'function' ? await loadModuleBytes(source) : source;
     const limits = readImports(bytes).memory;
     if (!limits?.shared || limits.maximum === undefined) {
       throw new SpindleError('BAD_MODULE', `${wasmUrl.pathname} is not spindle's memory FS module (no shared memory import); ${BUILD_HINT}`);
     }
-    let module: WebAssembly.Module;
     try {
-      module = await WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>);
+      return { module: await WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>), initial: limits.initial, maximum: limits.maximum };
     } catch (e) {
       throw new SpindleError('BAD_MODULE', `the memory FS module does not compile (${(e as Error).message}); ${BUILD_HINT}`);
     }
-    const memory = new WebAssembly.Memory({ initial: limits.initial, maximum: limits.maximum, shared: true } as WebAssembly.MemoryDescriptor);
-    const regions = new SharedArrayBuffer(4 * (2 + MAX_FREE_REGIONS));
-    const shared: MemFsShared = { module, memory, regions, opfs: options.opfs ? { channel: options.opfs.channel } : null };
-    const t = await instantiate(shared);
-    const mounts = options.mounts.map((path) => {
+  }
+
+  /**
+   * The same as `create`, synchronously, from a compiled module (`compile`): for an embedder
+   * whose API is synchronous (napi/: `memfs()` of @napi-rs/wasm-runtime). No OPFS mounts.
+   */
+  static createSync(options: { mounts: readonly string[]; compiled: MemFsModule }): MemFs {
+    const shared = sharedOf(options.compiled, undefined);
+    return MemFs.mount(shared, instantiateSync(shared), options.mounts, undefined);
+  }
+
+  private static mount(shared: MemFsShared, t: ModuleThread, paths: readonly string[], opfs: OpfsMounts | undefined): MemFs {
+    const mounts = paths.map((path) => {
       const guest = normalize(path);
       if (guest === undefined) throw new SpindleError('BAD_OPTION', `memory mount '${path}': give an absolute guest path without '.' or '..' (e.g. /tmp)`);
       try {
@@ -99,7 +127,7 @@ export class MemFs {
         throw new SpindleError('BAD_OPTION', `memory mount '${path}': cannot mount there (mounted twice, or inside another mount?)`);
       }
     });
-    for (const o of options.opfs?.mounts ?? []) {
+    for (const o of opfs?.mounts ?? []) {
       const guest = normalize(o.path);
       if (guest === undefined) throw new SpindleError('BAD_OPTION', `OPFS mount '${o.path}': give an absolute guest path without '.' or '..' (e.g. /data)`);
       try {
@@ -110,7 +138,7 @@ export class MemFs {
     }
     const init: MemFsInit = { ...shared, mounts };
     const view = new ThreadView(init, t);
-    views.set(memory, view);
+    views.set(shared.memory, view);
     return new MemFs(init, view);
   }
 

@@ -10,6 +10,8 @@ import { MEMFS, type EntryInit } from './shared-fd-table.js';
 
 export interface MemoryMounts {
   readonly init: unknown;
+  /** The guest paths of the mounts. */
+  readonly guests: readonly string[];
   /** The table entry of the mount at `guest`, preopen number `preopen` (1-based). */
   preopenEntry(guest: string, mount: number, preopen: number): EntryInit;
   /** Imports a tar stream into `guestDir`; a corrupt tar is a SpindleError (BAD_TAR), nothing changes. */
@@ -21,9 +23,14 @@ export interface MemoryMounts {
 export async function openMemoryMounts(
   guests: readonly string[], readFile: (url: URL) => Promise<Uint8Array>, opfs?: OpfsMounts,
 ): Promise<MemoryMounts> {
-  const fs = await MemFs.create({ mounts: guests, readFile, opfs });
+  return memoryMountsOf(await MemFs.create({ mounts: guests, readFile, opfs }));
+}
+
+/** The mounts of a memory FS that exists already (an embedder's, made before the program: napi/). */
+export function memoryMountsOf(fs: MemFs): MemoryMounts {
   return {
     init: fs.init,
+    guests: fs.init.mounts.map((m) => m.path),
     preopenEntry: (guest, mount, preopen) => ({ kind: MEMFS, handle: fs.thread().preopen(guest).memFd, mount, preopen }),
     importTar(guestDir, tar, what) {
       try {

@@ -84,50 +84,51 @@ export class ProgramFs {
     private readonly hostFs: HostFsDriver | undefined,
   ) {}
 
-  /** Sets the filesystem up; throws SpindleError (BAD_OPTION) on a bad option or a corrupt tar. */
-  static async create(options: FsOptions, drivers: ProgramFsDrivers): Promise<ProgramFs> {
-    const { hostFs } = drivers;
-    const dirs = (options.dirs ?? []).map((d) => (typeof d === 'string' ? parseDir(d) : d));
-    if (dirs.length > 0 && !hostFs) throw new SpindleError('BAD_OPTION', 'host directories (dirs, --dir) need Node.js; in a browser use memory mounts');
-    const roots = openRoots(dirs, hostFs);
+  /**
+   * Sets the filesystem up; throws SpindleError (BAD_OPTION) on a bad option or a corrupt tar.
+   * `premade`: memory mounts that already exist (made by an embedder before the program, napi/);
+   * the options' memory mounts must then be exactly theirs.
+   */
+  static async create(options: FsOptions, drivers: ProgramFsDrivers, premade?: MemoryMounts): Promise<ProgramFs> {
+    const { dirs, roots } = openDirs(options, drivers.hostFs);
     try {
-      return await ProgramFs.withRoots(options, drivers, dirs, roots);
+      const p = plan(options, drivers, dirs, roots);
+      return ProgramFs.build(p, drivers.hostFs, roots, premade ? checkPremade(p, premade) : await openMemory(p, drivers));
     } catch (e) {
-      for (const r of roots) hostFs!.closeOsFd(r.fd);
+      for (const r of roots) drivers.hostFs!.closeOsFd(r.fd);
       throw e;
     }
   }
 
-  /** `create` once the host directories are open (their OS fds are closed by the caller on error). */
-  private static async withRoots(options: FsOptions, drivers: ProgramFsDrivers, dirs: readonly HostDirOption[], roots: readonly OpenedRoot[]): Promise<ProgramFs> {
-    const { hostFs, opfsLoad, readFile } = drivers;
-    const mounts: MountSpec[] = dirs.map((d, i) => ({ guest: d.guest ?? d.host, host: roots[i]!.path, readOnly: d.readOnly ?? false }));
-    const opfsDirs: { guest: string; dir: string }[] = [];
-    for (const m of options.mounts ?? []) {
-      const i = m.indexOf('=opfs:');
-      const guest = checkGuest('--mount', i < 0 ? m : m.slice(0, i));
-      if (i >= 0) opfsDirs.push({ guest, dir: checkOpfsDir(m, m.slice(i + 6), opfsLoad) });
-      mounts.push({ guest, host: null, readOnly: false });
+  /**
+   * The same, synchronously, for options that need no memory mount made here (host directories,
+   * or `premade` memory mounts): a memory mount compiles the memory-FS module, which is
+   * asynchronous.
+   */
+  static createSync(options: FsOptions, drivers: ProgramFsDrivers, premade?: MemoryMounts): ProgramFs {
+    const { dirs, roots } = openDirs(options, drivers.hostFs);
+    try {
+      const p = plan(options, drivers, dirs, roots);
+      if (!premade && p.memGuests.length) {
+        throw new SpindleError('BAD_OPTION', `memory mounts (${p.memGuests.join(', ')}) need the asynchronous API (the memory-FS module is compiled asynchronously); `
+          + 'use it, or give host directories only');
+      }
+      return ProgramFs.build(p, drivers.hostFs, roots, premade ? checkPremade(p, premade) : null);
+    } catch (e) {
+      for (const r of roots) drivers.hostFs!.closeOsFd(r.fd);
+      throw e;
     }
-    const preload = (options.preload ?? []).map((p) => parsePair('--preload', p));
-    const saves = (options.save ?? []).map((p) => parsePair('--save', p));
-    const memGuests = mounts.filter((m) => m.host === null).map((m) => m.guest);
-    const opfsGuests = new Set(opfsDirs.map((o) => o.guest));
-    for (const p of preload) requireMemoryMount('--preload', p.to, memGuests);
-    for (const s of saves) requireMemoryMount('--save', s.from, memGuests);
-    if (preload.length && !hostFs) throw new SpindleError('BAD_OPTION', '--preload reads host files: it needs Node.js');
-    if (saves.length && !hostFs) throw new SpindleError('BAD_OPTION', '--save writes host files: it needs Node.js');
+  }
 
-    const opfs = opfsDirs.length ? await loadOpfs(opfsDirs, opfsLoad!) : undefined;
-    const memory = memGuests.length ? await openMemoryMounts(memGuests.filter((g) => !opfsGuests.has(g)), readFile, opfs) : null;
-    for (const p of preload) memory!.importTar(p.to, readPreload(hostFs!, p.from), `--preload ${p.from}`);
-
+  /** The table, once the host directories are open (the caller closes their fds on an error). */
+  private static build(p: Plan, hostFs: HostFsDriver | undefined, roots: readonly OpenedRoot[], memory: MemoryMounts | null): ProgramFs {
+    for (const pre of p.preload) memory!.importTar(pre.to, readPreload(hostFs!, pre.from), `--preload ${pre.from}`);
     const table = SharedFdTable.create();
-    mounts.forEach((m, i) => {
+    p.mounts.forEach((m, i) => {
       if (m.host !== null) table.insertEntry(hostDirEntryFor(roots[i]!.fd, m.host, i, i + 1));
       else table.insertEntry(memory!.preopenEntry(m.guest, i, i + 1));
     });
-    return new ProgramFs({ table: table.buffer, mounts, memfs: (memory?.init ?? null) as FsInit['memfs'] }, table, memory, saves, hostFs);
+    return new ProgramFs({ table: table.buffer, mounts: p.mounts, memfs: (memory?.init ?? null) as FsInit['memfs'] }, table, memory, p.saves, hostFs);
   }
 
   /**
@@ -156,6 +157,61 @@ export class ProgramFs {
     const hostFs = this.hostFs;
     if (hostFs) this.table.closeAll((os) => hostFs.closeOsFd(os));
   }
+}
+
+/** The options checked, in the order they become preopens. */
+interface Plan {
+  readonly mounts: readonly MountSpec[];
+  readonly opfsDirs: readonly { guest: string; dir: string }[];
+  readonly memGuests: readonly string[];
+  readonly preload: readonly PreloadOption[];
+  readonly saves: readonly SaveOption[];
+}
+
+/** The host directories of the options, opened (SpindleError BAD_OPTION when one cannot be). */
+function openDirs(options: FsOptions, hostFs: HostFsDriver | undefined): { dirs: HostDirOption[]; roots: OpenedRoot[] } {
+  const dirs = (options.dirs ?? []).map((d) => (typeof d === 'string' ? parseDir(d) : d));
+  if (dirs.length > 0 && !hostFs) throw new SpindleError('BAD_OPTION', 'host directories (dirs, --dir) need Node.js; in a browser use memory mounts');
+  return { dirs, roots: openRoots(dirs, hostFs) };
+}
+
+/** Checks the other options (SpindleError BAD_OPTION) once the host directories are open. */
+function plan(options: FsOptions, drivers: ProgramFsDrivers, dirs: readonly HostDirOption[], roots: readonly OpenedRoot[]): Plan {
+  const { hostFs, opfsLoad } = drivers;
+  const mounts: MountSpec[] = dirs.map((d, i) => ({ guest: d.guest ?? d.host, host: roots[i]!.path, readOnly: d.readOnly ?? false }));
+  const opfsDirs: { guest: string; dir: string }[] = [];
+  for (const m of options.mounts ?? []) {
+    const i = m.indexOf('=opfs:');
+    const guest = checkGuest('--mount', i < 0 ? m : m.slice(0, i));
+    if (i >= 0) opfsDirs.push({ guest, dir: checkOpfsDir(m, m.slice(i + 6), opfsLoad) });
+    mounts.push({ guest, host: null, readOnly: false });
+  }
+  const preload = (options.preload ?? []).map((p) => parsePair('--preload', p));
+  const saves = (options.save ?? []).map((p) => parsePair('--save', p));
+  const memGuests = mounts.filter((m) => m.host === null).map((m) => m.guest);
+  for (const p of preload) requireMemoryMount('--preload', p.to, memGuests);
+  for (const s of saves) requireMemoryMount('--save', s.from, memGuests);
+  if (preload.length && !hostFs) throw new SpindleError('BAD_OPTION', '--preload reads host files: it needs Node.js');
+  if (saves.length && !hostFs) throw new SpindleError('BAD_OPTION', '--save writes host files: it needs Node.js');
+  return { mounts, opfsDirs, memGuests, preload, saves };
+}
+
+/** The memory mounts of the plan (OPFS ones loaded first), or null without any. */
+async function openMemory(p: Plan, drivers: ProgramFsDrivers): Promise<MemoryMounts | null> {
+  if (!p.memGuests.length) return null;
+  const opfs = p.opfsDirs.length ? await loadOpfs(p.opfsDirs, drivers.opfsLoad!) : undefined;
+  const opfsGuests = new Set(p.opfsDirs.map((o) => o.guest));
+  return openMemoryMounts(p.memGuests.filter((g) => !opfsGuests.has(g)), drivers.readFile, opfs);
+}
+
+/** Premade memory mounts serve exactly the options' memory mounts (no OPFS among them). */
+function checkPremade(p: Plan, premade: MemoryMounts): MemoryMounts {
+  const want = [...p.memGuests].sort().join(', ');
+  const have = [...premade.guests].sort().join(', ');
+  if (p.opfsDirs.length || want !== have) {
+    throw new SpindleError('BAD_OPTION', `the memory filesystem given has mounts ${have || 'none'} but the options ask for ${want || 'none'}; give the same mounts`);
+  }
+  return premade;
 }
 
 /** Opens every host directory to mount (all or none: on an error the opened ones are closed). */
