@@ -15,7 +15,8 @@ import type { Platform, WorkerHandle } from './platform/types.js';
 import { StdinPipe } from './stdin.js';
 import { reportFailure, runThread, ThreadFactory, ThreadStdio } from './thread.js';
 import type { WorkerInit } from './protocol.js';
-import { hasFsOptions, ProgramFs, type FsOptions } from './fs/program-fs.js';
+import { hasFsOptions, ProgramFs, type FsOptions, type ProgramFsDrivers } from './fs/program-fs.js';
+import type { MemoryMounts } from './fs/memory-mounts.js';
 
 export type OutputOption = 'inherit' | ((chunk: Uint8Array) => void);
 
@@ -44,6 +45,18 @@ export interface RunOptions extends FsOptions {
 }
 
 const DEFAULT_MAX_THREADS = 512;
+
+/**
+ * What an embedder that runs a reactor sets for the program's workers (napi/): its worker script
+ * (Node), whether workers keep the process alive, its own data for that script, and memory
+ * mounts it made before the program (the options' `mounts` must name the same guests).
+ */
+export interface ReactorSetup {
+  workerScript?: string;
+  detached?: boolean;
+  embed?: unknown;
+  memory?: MemoryMounts;
+}
 
 export class Program {
   private readonly ctl: Control;
@@ -102,21 +115,68 @@ export class Program {
     this.ctl.requestExit(code);
   }
 
-  private async run(): Promise<number> {
-    // Before any thread exists: a bad option or a corrupt --preload tar ends here, nothing started.
-    const platform = this.platform;
-    const opfs = platform.opfs;
-    const fs = hasFsOptions(this.options)
-      ? await ProgramFs.create(this.options, {
-        hostFs: platform.hostFs,
-        opfsLoad: opfs && ((dir) => opfs.load(this.init.control, dir)),
-        readFile: platform.readFile,
-      })
-        .catch((e: unknown) => { opfs?.end(this.init.control); throw e; }) // an OPFS I/O worker it started
-      : null;
+  /**
+   * Starts a reactor (a library module: `_initialize` and exported functions, no `_start`; a
+   * napi-rs addon, napi/): sets up the filesystem and the pool as `start()` does and returns the
+   * runtime's imports for the calling thread's instance, which the caller instantiates and calls
+   * synchronously on its own thread (thread id 0), while the threads it spawns run on pool
+   * workers. `ended()` resolves with the status when any thread calls proc_exit or traps, or
+   * `kill()` ends the program.
+   */
+  async startReactor(setup: ReactorSetup = {}): Promise<WebAssembly.Imports> {
+    const fs = hasFsOptions(this.options) ? await this.createFs(() => ProgramFs.create(this.options, this.fsDrivers(), setup.memory)) : null;
+    return this.beginReactor(fs, setup);
+  }
+
+  /** The same, synchronously (Node): the filesystem options must need no async set-up (ProgramFs.createSync). */
+  startReactorSync(setup: ReactorSetup = {}): WebAssembly.Imports {
+    const fs = hasFsOptions(this.options) ? ProgramFs.createSync(this.options, this.fsDrivers(), setup.memory) : null;
+    return this.beginReactor(fs, setup);
+  }
+
+  /** A reactor's end: the status `start()` would resolve with. */
+  ended(): Promise<number> {
+    if (!this.exitPromise) throw new Error('spindle: ended() before startReactor()');
+    return this.exitPromise;
+  }
+
+  private beginReactor(fs: ProgramFs | null, setup: ReactorSetup): WebAssembly.Imports {
+    if (this.exitPromise) throw new SpindleError('BAD_OPTION', 'this program was started already; create another one');
+    Object.assign(this.init, { workerScript: setup.workerScript, detached: setup.detached, embed: setup.embed });
+    this.useFs(fs);
+    const factory = new ThreadFactory(this.init, this.platform, this.ownerStdio());
+    this.prewarm(this.poolSize());
+    this.exitPromise = this.watch(fs);
+    return factory.importObject;
+  }
+
+  private fsDrivers(): ProgramFsDrivers {
+    const opfs = this.platform.opfs;
+    return {
+      hostFs: this.platform.hostFs,
+      opfsLoad: opfs && ((dir) => opfs.load(this.init.control, dir)),
+      readFile: this.platform.readFile,
+    };
+  }
+
+  /** Before any thread exists: a bad option or a corrupt --preload tar ends here, nothing started. */
+  private async createFs(create: () => Promise<ProgramFs>): Promise<ProgramFs> {
+    return create().catch((e: unknown) => { this.platform.opfs?.end(this.init.control); throw e; }); // an OPFS I/O worker it started
+  }
+
+  private useFs(fs: ProgramFs | null): void {
     this.init.fs = fs?.init ?? null;
-    if (fs?.init.memfs?.opfs) opfs?.startIdle(this.init.control, fs.init.memfs); // idle write-back
-    const pool = this.program.usesThreads ? checkCount('threads', this.options.threads ?? this.platform.cpuCount(), 0) : 0;
+    if (fs?.init.memfs?.opfs) this.platform.opfs?.startIdle(this.init.control, fs.init.memfs); // idle write-back
+  }
+
+  private poolSize(): number {
+    return this.program.usesThreads ? checkCount('threads', this.options.threads ?? this.platform.cpuCount(), 0) : 0;
+  }
+
+  private async run(): Promise<number> {
+    const fs = hasFsOptions(this.options) ? await this.createFs(() => ProgramFs.create(this.options, this.fsDrivers())) : null;
+    this.useFs(fs);
+    const pool = this.poolSize();
     if (this.options.runOnCallingThread) {
       this.prewarm(pool);
       this.runHere();
@@ -124,6 +184,11 @@ export class Program {
       this.startWorker(this.ctl.reserveSlot(), CMD_RUN_MAIN);
       this.prewarm(pool);
     }
+    return this.watch(fs);
+  }
+
+  /** Pumps output until the exit, then ends every worker (and --save). Resolves with the status. */
+  private async watch(fs: ProgramFs | null): Promise<number> {
     try {
       await this.pumpUntilExit();
       this.drainOutput();
