@@ -16,6 +16,10 @@ bash tools/build-fs-module.sh >/dev/null
 step "build: runtime (TypeScript, with unused locals/parameters as errors) and its layering check"
 (cd runtime && npm run --silent build && npm run --silent lint)
 
+step "set-up: napi-rs packages, Node 26, the peer-problem addon (tests/napi; after the runtime build: the drop-in installs a copy of it)"
+bash tests/napi/setup.sh
+bash tests/napi/peer/build.sh >/dev/null
+
 step "build: guest test programs (wasm32-wasip1-threads)"
 bash tests/guests/build.sh
 

@@ -24,6 +24,7 @@ export const LAYERS = [
   ['platform/node/', 'platform/browser/'], // the platforms: adapters, nothing above them
   ['thread.ts', 'load.ts', 'program.ts', 'pool-worker.ts'], // the core
   ['worker.ts', 'node-worker.ts', 'index.ts', 'browser.ts', 'check.ts'], // entries: the worker script, the APIs
+  ['napi/'], // the napi host (spindle/napi): emnapi on top of the core; the only importer of packages
   ['cli.ts', 'serve.ts', 'bench.ts'], // the command line
 ];
 
@@ -36,6 +37,9 @@ const NODE_OK = new Map([
   ['serve.ts', 'the local server is Node only'],
   ['bench.ts', 'the bench command is Node only'],
   ['check.ts', '`spindle check` is Node only'],
+  ['napi/node.ts', 'the napi host\'s Node platform: finds a loader\'s emnapi copy in require.cache'],
+  ['napi/index.ts', 'the Node entry of spindle/napi reads an addon\'s file'],
+  ['napi/fs.ts', 'reads the memory-FS module with node:fs in Node (dynamic import, Node branch only)'],
   ['wasi/clock.ts', 'feature-detects process.hrtime and /proc/thread-self/schedstat on the clock hot path'],
 ]);
 

@@ -1,0 +1,62 @@
+/**
+ * spindle/napi in browsers (the "browser" export condition): run napi-rs addons built for
+ * wasm32-wasip1-threads in a cross-origin isolated page, emnapi providing Node-API. The page's
+ * thread runs the addon's instance (every call from JS); the threads it spawns run on spindle's
+ * pool workers (napi/worker.ts), which this entry creates, so bundlers see the worker script.
+ *
+ *   import { loadNapi } from 'spindle/napi';
+ *   import { memfs } from 'spindle/napi/fs';
+ *   const { fs } = memfs({ '/src/main.js': '...' });
+ *   const rolldown = await loadNapi(wasmUrl, { memoryMounts: fs.mounts() });
+ *
+ * Also the drop-in for @napi-rs/wasm-runtime (napi/api.ts). Files: memory mounts only (memfs()).
+ */
+import { browserPlatformWith } from '../platform/browser/index.js';
+import { SpindleError } from '../errors.js';
+import { napiApi, type NapiExports, type NapiOptions } from './api.js';
+import { ownEmnapi } from './emnapi.js';
+import type { NapiPlatform, WasmInput } from './host.js';
+import { hostOptionsOfWasi, WASI } from './wasi.js';
+
+export { WASI };
+export {
+  MessageHandler, createContext, createFsProxy, createOnMessage, disposeNapi, emnapiAsyncWorkPlugin, emnapiTSFNPlugin,
+  getDefaultContext, registerNapiRs,
+} from './api.js';
+export type { NapiExports, NapiOptions } from './api.js';
+export type { NapiHostOptions, NapiInstantiateOptions, NapiSource } from './host.js';
+export { SpindleError };
+
+const browserNapi: NapiPlatform = {
+  platform: browserPlatformWith((name) => new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name })),
+  detached: false,
+  emnapiFor: () => ownEmnapi,
+  hostOptionsFor: (wasi) => (wasi instanceof WASI ? hostOptionsOfWasi(wasi, false) : {}),
+  // A page cannot exit: the trap or exit is on the console; the addon can no longer be used.
+  onExit: (code) => console.error(`spindle: the napi addon's program ended with status ${code}; reload the page to use it again`),
+  defaults: {},
+};
+
+const api = napiApi(browserNapi, () => 4);
+
+function checkIsolated(): void {
+  if (globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function') return;
+  throw new SpindleError('NOT_ISOLATED', 'this page is not cross-origin isolated, so it cannot share memory with workers '
+    + '(no SharedArrayBuffer); serve it with the headers "Cross-Origin-Opener-Policy: same-origin" and '
+    + '"Cross-Origin-Embedder-Policy: require-corp", over https or on localhost');
+}
+
+/** Loads an addon (a URL, bytes, a Response or a compiled module); resolves with its exports. */
+export function loadNapi(source: WasmInput | Promise<WasmInput>, options?: NapiOptions): Promise<NapiExports> {
+  checkIsolated();
+  return api.loadNapi(source, options);
+}
+
+/** Synchronously, from bytes or a compiled module (browsers refuse to compile a large module synchronously on the page's thread). */
+export function loadNapiSync(source: Uint8Array | ArrayBuffer | WebAssembly.Module, options?: NapiOptions): NapiExports {
+  checkIsolated();
+  return api.loadNapiSync(source, options);
+}
+
+export const instantiateNapiModuleSync: typeof api.instantiateNapiModuleSync = (input, options) => { checkIsolated(); return api.instantiateNapiModuleSync(input, options); };
+export const instantiateNapiModule: typeof api.instantiateNapiModule = (input, options) => { checkIsolated(); return api.instantiateNapiModule(input, options); };

@@ -1,0 +1,260 @@
+/**
+ * The napi host: runs a napi-rs addon built for wasm32-wasip1-threads (a reactor: `_initialize`,
+ * `napi_register_wasm_v1`, no `_start`) with emnapi providing Node-API and spindle everything
+ * else: WASI preview1 over one fd table and one filesystem for all threads, `thread-spawn` from
+ * spindle's pool (synchronous, from any thread, no round trip through the main thread), the
+ * output, the exit.
+ *
+ *   calling thread (the JS main thread)          pool workers (napi/worker.ts)
+ *     the addon's instance, created by emnapi      one instance per thread, created by emnapi
+ *     (main thread: registers the addon, runs      as a child thread (napi/thread.ts), runs
+ *     every call from JS synchronously)            wasi_thread_start(tid, arg)
+ *     ThreadMessages: emnapi's messages  <------   BroadcastChannel ('async-send', ...)
+ *
+ * `NapiSession` wraps emnapi's `instantiateNapiModule(Sync)`: the caller's options go to emnapi
+ * unchanged, except that spindle answers `wasi` (its own imports), the thread manager's options
+ * (`onCreateWorker`, `reuseWorker`: emnapi never creates a worker) and `plugins` (emnapi's own
+ * plugins for the markers @napi-rs/wasm-runtime exports). Inside emnapi's `overwriteImports`, once
+ * the caller's own has chosen the shared memory, the program starts (`Program.startReactorSync`)
+ * and its imports are merged in.
+ *
+ * Platform-free: the Node and browser entries (napi/index.ts, napi/browser.ts) give the platform,
+ * the worker script and the emnapi pair.
+ */
+import { SpindleError } from '../errors.js';
+import { isWasiImport } from '../known-imports.js';
+import { loadProgram, loadProgramSync, type LoadedProgram } from '../load.js';
+import { Program, type OutputOption } from '../program.js';
+import type { FsOptions } from '../fs/program-fs.js';
+import type { MemoryMounts } from '../fs/memory-mounts.js';
+import type { Platform } from '../platform/types.js';
+import { withOwnPlugins, type Emnapi } from './emnapi.js';
+import { importedMemory, mergeImports, reactorWasi } from './imports.js';
+import { ThreadMessages } from './owner.js';
+import type { NapiEmbed } from './thread.js';
+
+/** What spindle itself takes: the program's files, environment, output and threads. */
+export interface NapiHostOptions extends FsOptions {
+  /** argv[1..] (argv[0] is the file name). */
+  args?: readonly string[];
+  env?: Readonly<Record<string, string>> | readonly string[];
+  /** Default: the host's fd in Node ('inherit'), the console in browsers. */
+  stdout?: OutputOption;
+  stderr?: OutputOption;
+  /** Pool workers started ahead of the first spawn (default: cores). */
+  threads?: number;
+  /** Most threads alive at once; past it thread-spawn fails with EAGAIN (default 512). */
+  maxThreads?: number;
+  /** The shared memory (default: the one the loader's overwriteImports gives, else a new one). */
+  memory?: WebAssembly.Memory;
+  /** Memory mounts made before the addon (a `memfs()` volume): these are the program's. */
+  memoryMounts?: MemoryMounts;
+  /** Called when any thread calls proc_exit or traps (default: the entry's, napi/index.ts). */
+  onExit?: (code: number) => void;
+}
+
+/** The part of emnapi's (and @napi-rs/wasm-runtime's) instantiate options that spindle reads. */
+export interface NapiInstantiateOptions {
+  context?: unknown;
+  filename?: string;
+  plugins?: readonly unknown[];
+  wasi?: unknown;
+  childThread?: boolean;
+  overwriteImports?: (importObject: WebAssembly.Imports) => WebAssembly.Imports | void;
+  beforeInit?: (source: { instance: WebAssembly.Instance; module: WebAssembly.Module }) => void;
+  [option: string]: unknown;
+}
+
+/** What emnapi's instantiate returns (`napiModule` is emnapi's addon module: `.exports`). */
+export interface NapiSource {
+  instance: WebAssembly.Instance;
+  module: WebAssembly.Module;
+  napiModule: { exports: Record<string, unknown>; emnapi: { addSendListener(worker: unknown): boolean } };
+  [key: string]: unknown;
+}
+
+/** What a platform entry gives the host. */
+export interface NapiPlatform {
+  /** The owner's platform (browsers: one whose workers run napi/worker.ts). */
+  readonly platform: Platform;
+  /** Node: the file: URL of napi/worker.js. */
+  readonly workerScript?: string;
+  /** Node: pool workers do not keep the process alive (a library's threads). */
+  readonly detached: boolean;
+  /** The emnapi pair that goes with a loader's context (default: spindle's own). */
+  emnapiFor(context: unknown): Emnapi;
+  /** Spindle's options for a loader's `wasi` option (its preopens, env, output). */
+  hostOptionsFor(wasi: unknown): NapiHostOptions;
+  /** What happens when the program ends while the addon is in use (Node: the process exits). */
+  onExit(code: number): void;
+  /** Defaults for options not given (Node: the process's environment). */
+  readonly defaults: NapiHostOptions;
+}
+
+const NAPI_MODULES = new Set(['env', 'napi', 'emnapi']);
+
+/** Imports a napi-rs addon may have: WASI, thread-spawn, and Node-API from env/napi/emnapi. */
+function isNapiImport(module: string, name: string): boolean {
+  return isWasiImport(module, name) || NAPI_MODULES.has(module);
+}
+
+export type WasmInput = Uint8Array | ArrayBuffer | WebAssembly.Module | string | URL | Response;
+
+/** emnapi's instantiateNapiModuleSync on spindle. */
+export function instantiateSync(np: NapiPlatform, input: Uint8Array | ArrayBuffer | WebAssembly.Module, options: NapiInstantiateOptions, host: NapiHostOptions): NapiSource {
+  const loaded = loadProgramSync(input instanceof WebAssembly.Module || input instanceof Uint8Array ? input : new Uint8Array(input),
+    isNapiImport, undefined, 'reactor', fileName(options));
+  const session = new NapiSession(np, loaded, options, host);
+  return session.finish(() => session.emnapi.core.instantiateNapiModuleSync(loaded.module, session.emnapiOptions() as never) as unknown as NapiSource);
+}
+
+/** emnapi's instantiateNapiModule on spindle (compiles asynchronously: browsers need that). */
+export async function instantiate(np: NapiPlatform, input: WasmInput | Promise<WasmInput>, options: NapiInstantiateOptions, host: NapiHostOptions): Promise<NapiSource> {
+  let source = await input;
+  if (typeof Response !== 'undefined' && source instanceof Response) {
+    if (!source.ok) throw new SpindleError('ENOENT_MODULE', `cannot fetch ${source.url}: HTTP ${source.status}; check the URL`);
+    source = new Uint8Array(await source.arrayBuffer());
+  }
+  const loaded = await loadProgram(source as Exclude<WasmInput, Response>, isNapiImport, np.platform.readFile, undefined, undefined, 'reactor');
+  const session = new NapiSession(np, loaded, options, host);
+  return session.finishAsync(async () => await session.emnapi.core.instantiateNapiModule(loaded.module, session.emnapiOptions() as never) as unknown as NapiSource);
+}
+
+function fileName(options: NapiInstantiateOptions): string {
+  return typeof options.filename === 'string' && options.filename ? options.filename.split(/[\\/]/).pop()! : 'addon.wasm';
+}
+
+/** Spindle's addon programs by their exports object (`disposeNapi`). */
+const sessions = new WeakMap<object, NapiSession>();
+
+/** Ends the program behind an addon's exports: its pool workers stop; the addon can no longer be used. */
+export function disposeNapi(exports: object): Promise<void> {
+  const s = sessions.get(exports);
+  if (!s) throw new SpindleError('BAD_OPTION', 'not the exports of an addon loaded by spindle/napi');
+  return s.dispose();
+}
+
+/** One addon on spindle: its emnapi pair, its program, the channel from its threads. */
+class NapiSession {
+  readonly emnapi: Emnapi;
+  private readonly messages = new ThreadMessages();
+  private readonly host: NapiHostOptions;
+  private program: Program | undefined;
+  private instance: WebAssembly.Instance | undefined;
+  private disposed = false;
+
+  constructor(private readonly np: NapiPlatform, private readonly loaded: LoadedProgram, private readonly options: NapiInstantiateOptions, host: NapiHostOptions) {
+    this.emnapi = np.emnapiFor(options.context);
+    this.host = { ...np.defaults, ...np.hostOptionsFor(options.wasi), ...definedOnly(host) };
+  }
+
+  /** The options given to emnapi (see the module note). */
+  emnapiOptions(): Record<string, unknown> {
+    const o = this.options;
+    return {
+      ...o,
+      context: this.context(),
+      filename: o.filename ?? this.loaded.name,
+      plugins: withOwnPlugins(o.plugins ?? this.emnapi.plugins, this.emnapi),
+      wasi: reactorWasi(),
+      reuseWorker: false,
+      onCreateWorker: ({ type }: { type: string }) => {
+        throw new SpindleError('BAD_MODULE', `emnapi asked for a worker of its own (${type}): spindle runs an addon's threads on its pool, `
+          + 'and emnapi\'s JavaScript multi-thread async work is not supported; build the addon with emnapi\'s C async work (napi-rs does by default)');
+      },
+      overwriteImports: (io: WebAssembly.Imports) => this.imports(io),
+      beforeInit: (source: { instance: WebAssembly.Instance; module: WebAssembly.Module }) => {
+        this.instance = source.instance;
+        o.beforeInit?.(source);
+      },
+    };
+  }
+
+  /**
+   * The caller's context if it belongs to the emnapi copy that runs the addon (a core must run
+   * with a context of its own runtime), else that copy's default context.
+   */
+  private context(): unknown {
+    const given = this.options.context;
+    return given instanceof this.emnapi.runtime.Context ? given : this.emnapi.runtime.getDefaultContext();
+  }
+
+  /** The caller's overwriteImports first (it may choose the memory), then the program starts. */
+  private imports(io: WebAssembly.Imports): WebAssembly.Imports {
+    const given = this.options.overwriteImports?.(io);
+    const theirs = given && typeof given === 'object' ? given : io;
+    const memory = importedMemory(theirs) ?? this.host.memory ?? newMemory(this.loaded);
+    const h = this.host;
+    this.program = new Program(this.loaded, {
+      args: h.args, argv0: this.loaded.name, env: h.env, stdout: h.stdout, stderr: h.stderr, stdin: '',
+      threads: h.threads, maxThreads: h.maxThreads, optimize: false, memory,
+      dirs: h.dirs, mounts: h.memoryMounts ? h.memoryMounts.guests : h.mounts, preload: h.preload, save: h.save,
+    }, this.np.platform);
+    const embed: NapiEmbed = { urls: this.emnapi.urls, channel: this.messages.name, filename: this.loaded.name };
+    const spindle = this.program.startReactorSync({ workerScript: this.np.workerScript, detached: this.np.detached, embed, memory: h.memoryMounts });
+    return mergeImports(theirs, spindle, this.messages.envOverrides(() => this.table()));
+  }
+
+  private table(): WebAssembly.Table {
+    return this.instance!.exports.__indirect_function_table as WebAssembly.Table;
+  }
+
+  finish(instantiate: () => NapiSource): NapiSource {
+    let source;
+    try {
+      source = instantiate();
+    } catch (e) {
+      this.abandon();
+      throw e;
+    }
+    return this.started(source);
+  }
+
+  async finishAsync(instantiate: () => Promise<NapiSource>): Promise<NapiSource> {
+    let source;
+    try {
+      source = await instantiate();
+    } catch (e) {
+      this.abandon();
+      throw e;
+    }
+    return this.started(source);
+  }
+
+  private started(source: NapiSource): NapiSource {
+    source.napiModule.emnapi.addSendListener(this.messages.port);
+    sessions.set(source.napiModule.exports, this);
+    void this.program!.ended().then((code) => {
+      this.messages.close();
+      if (!this.disposed) (this.host.onExit ?? ((c: number) => this.np.onExit(c)))(code);
+    });
+    return source;
+  }
+
+  /** Instantiation failed: nothing may stay running. */
+  private abandon(): void {
+    this.disposed = true;
+    this.messages.close();
+    this.program?.kill(1);
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.program!.kill(0);
+    await this.program!.ended();
+  }
+}
+
+/** The shared memory the module asks for, when no loader made one. */
+function newMemory(loaded: LoadedProgram): WebAssembly.Memory {
+  const m = loaded.memory;
+  if (!m || !m.shared || m.maximum === undefined) {
+    throw new SpindleError('MEMORY_NOT_SHARED', `${loaded.name} does not import a shared memory with a maximum; a napi-rs addon built for wasm32-wasip1-threads does`);
+  }
+  return new WebAssembly.Memory({ initial: m.initial, maximum: m.maximum, shared: true } as WebAssembly.MemoryDescriptor);
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

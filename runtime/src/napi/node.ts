@@ -1,0 +1,120 @@
+/**
+ * The Node side of the napi host: the platform (pool workers run napi/worker.js, unref'd: an
+ * addon's threads never keep the process alive, as the generated loaders arrange), what a
+ * loader's `wasi` option means, and which emnapi pair goes with a loader's context.
+ *
+ * Finding the pair: a generated loader creates its context with its own `@emnapi/runtime` (a
+ * CommonJS facade, so it is in `require.cache`) and pins `@emnapi/core` of the same version. The
+ * runtime copy whose `Context` made the context is looked up in `require.cache`; its core is the
+ * same-version `@emnapi/core` beside it (npm's layout) or the one the requiring loader resolves.
+ * Without a match, spindle's own pair.
+ */
+import { createRequire } from 'node:module';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, parse, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { nodePlatform } from '../platform/node/index.js';
+import { ownEmnapi, type Emnapi, type EmnapiCore, type EmnapiRuntime } from './emnapi.js';
+import type { NapiHostOptions, NapiPlatform } from './host.js';
+import { hostOptionsOfWasi, WASI } from './wasi.js';
+
+const require = createRequire(import.meta.url);
+const RUNTIME_DIR = new RegExp(`\\${sep}@emnapi\\${sep}runtime\\${sep}`);
+
+interface CachedModule { filename: string; exports: unknown; children?: CachedModule[] }
+
+const pairs = new Map<EmnapiRuntime, Emnapi>();
+
+/** The emnapi pair whose runtime created `context`, else spindle's own. */
+export function emnapiOfContext(context: unknown): Emnapi {
+  if (context === undefined || context === null || context instanceof ownEmnapi.runtime.Context) return ownEmnapi;
+  for (const [runtime, pair] of pairs) if (context instanceof runtime.Context) return pair;
+  const modules = Object.values(require.cache) as CachedModule[];
+  for (const m of modules) {
+    if (!RUNTIME_DIR.test(m.filename)) continue;
+    const runtime = m.exports as EmnapiRuntime;
+    let made = false;
+    try { made = typeof runtime?.Context === 'function' && context instanceof runtime.Context; } catch { /* an exotic module */ }
+    if (!made) continue;
+    const pair = pairOf(m, runtime, modules);
+    if (pair) { pairs.set(runtime, pair); return pair; }
+  }
+  return ownEmnapi;
+}
+
+function pairOf(runtimeModule: CachedModule, runtime: EmnapiRuntime, modules: CachedModule[]): Emnapi | undefined {
+  const runtimeDir = packageDir(runtimeModule.filename);
+  if (!runtimeDir) return undefined;
+  const version = versionOf(runtimeDir);
+  // npm's nested layout: <binding>/node_modules/@emnapi/{core,runtime}.
+  const anchors = [join(dirname(runtimeDir), 'core', 'package.json')];
+  // Or wherever the module that required this runtime resolves @emnapi/core.
+  for (const parent of modules) {
+    if (parent.children?.some((c) => c.filename.startsWith(runtimeDir + sep)) && !parent.filename.startsWith(runtimeDir + sep)) anchors.push(parent.filename);
+  }
+  for (const anchor of anchors) {
+    if (!existsSync(anchor)) continue;
+    try {
+      const r = createRequire(anchor);
+      const coreFile = r.resolve('@emnapi/core');
+      const coreDir = packageDir(coreFile);
+      if (!coreDir || versionOf(coreDir) !== version) continue;
+      const pluginsFile = r.resolve('@emnapi/core/plugins');
+      const plugins = r(pluginsFile) as { asyncWork: Emnapi['plugins'][0]; tsfn: Emnapi['plugins'][0] };
+      return {
+        core: r(coreFile) as EmnapiCore,
+        runtime,
+        plugins: [plugins.asyncWork, plugins.tsfn],
+        urls: { core: pathToFileURL(coreFile).href, runtime: pathToFileURL(runtimeModule.filename).href, plugins: pathToFileURL(pluginsFile).href },
+      };
+    } catch { /* not resolvable from there */ }
+  }
+  return undefined;
+}
+
+/** The directory of the package.json that names the package a file belongs to. */
+function packageDir(file: string): string | undefined {
+  for (let d = dirname(file); d !== dirname(d); d = dirname(d)) {
+    const p = join(d, 'package.json');
+    if (!existsSync(p)) continue;
+    try {
+      if (typeof JSON.parse(readFileSync(p, 'utf8')).name === 'string') return d;
+    } catch { return undefined; }
+  }
+  return undefined;
+}
+
+function versionOf(dir: string): string | undefined {
+  try { return JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version; } catch { return undefined; }
+}
+
+/**
+ * What a loader's `wasi` means: spindle's `WASI`, its options; another host's (every generated
+ * Node loader passes a `node:wasi` preopening the root of the current directory, with
+ * process.env): its settings cannot be read back, so that preopen and the environment.
+ */
+function hostOptionsFor(wasi: unknown): NapiHostOptions {
+  if (wasi instanceof WASI) return hostOptionsOfWasi(wasi, true);
+  if (isWasiInstance(wasi)) {
+    const root = parse(process.cwd()).root;
+    return { dirs: [{ host: root, guest: root }] };
+  }
+  return {};
+}
+
+/** Another host's WASI object (node:wasi's, not imported here: loading it prints an experimental warning). */
+function isWasiInstance(wasi: unknown): boolean {
+  return typeof wasi === 'object' && wasi !== null && typeof (wasi as { initialize?: unknown }).initialize === 'function';
+}
+
+export const nodeNapi: NapiPlatform = {
+  platform: nodePlatform,
+  workerScript: new URL('./worker.js', import.meta.url).href,
+  detached: true,
+  emnapiFor: emnapiOfContext,
+  hostOptionsFor,
+  // A native addon that calls exit() or crashes ends the process; so does this one. The
+  // message (a trap, naming the thread) is on stderr already.
+  onExit: (code) => process.exit(code),
+  defaults: { env: Object.entries(process.env).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`) },
+};

@@ -1,0 +1,81 @@
+/**
+ * The owner's end of what emnapi sends from a pool thread to the main thread: the program's
+ * BroadcastChannel (napi/thread.ts posts on it). emnapi listens for those messages on the worker
+ * objects of its own thread manager; spindle's pool threads are not such workers, so the owner
+ * hands emnapi one stand-in (`port`) that receives every thread's messages:
+ *   - 'async-send': run a callback of the addon on the main thread (thread-safe functions,
+ *     async work completions), through emnapi's own handler (`addSendListener(port)`);
+ *   - 'async-thread-ready': a thread of the addon's libuv-style pool started. emnapi's
+ *     `_emnapi_tell_js_uvthreadpool` would wait for it on each thread's worker object, so the
+ *     two functions that use it are replaced (`envOverrides`).
+ *
+ * Thread rules: the owner's thread only (the caller of the napi host).
+ */
+
+type Handler = (event: unknown) => void;
+
+/** emnapi's handlers take the message itself in Node, a MessageEvent elsewhere. */
+const IN_NODE = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
+
+interface EmnapiMessage { __emnapi__?: { type?: string } }
+
+export class ThreadMessages {
+  readonly name = `spindle-napi-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+  private readonly channel = new BroadcastChannel(this.name);
+  private readonly handlers = new Set<Handler>();
+  private readyWanted = 0;
+  private readyCount = 0;
+  private readyWaiters: (() => void)[] = [];
+
+  /** A stand-in for an emnapi worker: emnapi attaches its message handlers to it. */
+  readonly port = {
+    on: (_type: string, h: Handler): void => { this.handlers.add(h); },
+    off: (_type: string, h: Handler): void => { this.handlers.delete(h); },
+    addEventListener: (_type: string, h: Handler): void => { this.handlers.add(h); },
+    removeEventListener: (_type: string, h: Handler): void => { this.handlers.delete(h); },
+  };
+
+  constructor() {
+    // Node: the channel must not keep the process alive; emnapi refs its own handle while
+    // Node-API work is pending (Context's waiting-request counter).
+    (this.channel as { unref?: () => void }).unref?.();
+    this.channel.onmessage = (e: MessageEvent) => this.deliver(e.data);
+  }
+
+  private deliver(data: EmnapiMessage): void {
+    if (data?.__emnapi__?.type === 'async-thread-ready') this.threadReady();
+    for (const h of this.handlers) h(IN_NODE ? data : { data });
+  }
+
+  private threadReady(): void {
+    this.readyCount++;
+    if (this.readyCount < this.readyWanted) return;
+    const waiters = this.readyWaiters;
+    this.readyWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /**
+   * emnapi functions that look threads up in its own thread manager, replaced: the addon's pool
+   * told the main thread how many threads it started (`_emnapi_tell_js_uvthreadpool`), and work
+   * is queued once they all said they are ready (`_emnapi_after_uvthreadpool_ready`).
+   * `table`: the instance's function table (known once the instance exists).
+   */
+  envOverrides(table: () => WebAssembly.Table): WebAssembly.ModuleImports {
+    return {
+      _emnapi_tell_js_uvthreadpool: (_threads: number, size: number): void => {
+        this.readyWanted += size;
+      },
+      _emnapi_after_uvthreadpool_ready: (callback: number, q: number, type: number): void => {
+        const call = (): void => (table().get(callback) as (q: number, type: number) => void)(q, type);
+        if (this.readyCount >= this.readyWanted) call();
+        else this.readyWaiters.push(call);
+      },
+    };
+  }
+
+  close(): void {
+    this.channel.close();
+    this.handlers.clear();
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * The pool-worker side of a napi host: every thread's instance is made by emnapi as a "child
+ * thread" (its Node-API imports bound to that instance, `_initialize` not run again), with
+ * spindle's WASI preview1, `wasi.thread-spawn` and shared memory (napi/imports.ts). What emnapi
+ * sends from a thread to the main thread (`postMessage`: 'async-send' to run a callback there,
+ * 'async-thread-ready') goes over the program's BroadcastChannel, which the owner reads
+ * (napi/owner.ts): no worker object of emnapi's is involved.
+ *
+ * Thread rules: `napiThreadHooks` runs once per worker, `instantiate` once per thread, on that
+ * worker.
+ */
+import type { InstanceHooks } from '../thread.js';
+import type { Emnapi, EmnapiUrls } from './emnapi.js';
+import { mergeImports, reactorWasi, threadExports } from './imports.js';
+
+/** What every pool worker of a napi program gets (WorkerInit.embed). Structured-cloneable. */
+export interface NapiEmbed {
+  /** The emnapi pair to import, when it is not spindle's own (Node: the loader's). */
+  readonly urls?: EmnapiUrls;
+  /** The BroadcastChannel on which threads post emnapi's messages to the owner. */
+  readonly channel: string;
+  /** The addon's file name, for emnapi's messages. */
+  readonly filename: string;
+}
+
+export function napiThreadHooks(emnapi: Emnapi, embed: NapiEmbed): InstanceHooks {
+  const channel = new BroadcastChannel(embed.channel);
+  // Node: posting only; the channel must not keep the worker's event loop alive.
+  (channel as { unref?: () => void }).unref?.();
+  const postMessage = (message: unknown): void => channel.postMessage(message);
+  const context = emnapi.runtime.getDefaultContext();
+  return {
+    instantiate(module, imports) {
+      const { instance } = emnapi.core.instantiateNapiModuleSync(module, {
+        childThread: true,
+        context,
+        postMessage,
+        filename: embed.filename,
+        wasi: reactorWasi(),
+        plugins: [...emnapi.plugins],
+        overwriteImports: (io) => mergeImports(io, imports),
+      });
+      return { exports: threadExports(instance.exports) };
+    },
+  };
+}
