@@ -4,7 +4,9 @@
 //      loop too);
 //   2. a file imports only from its own layer or a lower one (LAYERS below, lowest first);
 //   3. platform/node and platform/browser never import each other;
-//   4. `node:` modules are named only in platform/node/ and the Node-only entries (NODE_OK).
+//   4. `node:` modules are named only in platform/node/ and the Node-only entries (NODE_OK);
+//   5. packages from outside spindle (@emnapi/*) are imported only under napi/, so that
+//      `import 'spindle'` loads nothing from outside the package.
 // Zero dependencies: imports are read with a regular expression, which the code style allows
 // (one import per statement; specifiers are string literals).
 import { readdirSync, readFileSync } from 'node:fs';
@@ -56,13 +58,13 @@ function tsFiles(dir, base = dir) {
   });
 }
 
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*'([^']+)'|import\(\s*'([^']+)'\s*\)|getBuiltinModule\?*\.?\(\s*'([^']+)'/g;
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s*'([^']+)'|import\(\s*'([^']+)'\s*\)|getBuiltinModule\?*\.?\(\s*'([^']+)'|(?:^|\n)\s*import\s*'([^']+)'/g;
 
 function importsOf(file) {
   const text = readFileSync(join(src, file), 'utf8');
   const out = [];
   for (const m of text.matchAll(IMPORT)) {
-    const spec = m[1] ?? m[2] ?? m[3];
+    const spec = m[1] ?? m[2] ?? m[3] ?? m[4];
     if (spec.startsWith('.')) out.push({ file: normalize(join(dirname(file), spec)).replace(/\.js$/, '.ts') });
     else out.push({ module: spec });
   }
@@ -81,6 +83,9 @@ export function check() {
       if (i.module) {
         if (i.module.startsWith('node:') && !file.startsWith('platform/node/') && !NODE_OK.has(file)) {
           problems.push(`${file}: names ${i.module}; only platform/node/ touches Node (go through the Platform interface)`);
+        }
+        if (!i.module.startsWith('node:') && !file.startsWith('napi/')) {
+          problems.push(`${file}: imports the package ${i.module}; only napi/ loads anything from outside spindle (the core has no dependencies)`);
         }
         continue;
       }
