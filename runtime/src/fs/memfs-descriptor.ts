@@ -47,7 +47,10 @@ export class ModuleFd implements MemFsDescriptor {
   /** A directory without fdflags (its fdstat is DIR_FDSTAT). */
   private knownDir = false;
 
-  constructor(readonly t: ModuleThread, readonly memFd: number) {}
+  /** `shownAs`: the preopen's name when it is not the mount's path (the root mount, memfs.ts). */
+  constructor(readonly t: ModuleThread, readonly memFd: number, shownAs?: string) {
+    if (shownAs !== undefined) this.prestat = new TextEncoder().encode(shownAs);
+  }
 
   // ---- fd state ------------------------------------------------------------------------------
 

@@ -32,6 +32,13 @@ export interface MemFsInit extends MemFsShared {
 }
 
 /**
+ * spindle-fs keeps its root for mount points, so a mount at '/' (what @napi-rs/wasm-runtime's
+ * browser loaders preopen) is a mount at this path that the guest sees named '/': its preopen
+ * answers '/' to fd_prestat_dir_name, and every path the guest gives is relative to it anyway.
+ */
+const ROOT_MOUNT = '/.spindle-root';
+
+/**
  * OPFS mounts (browser): memory mounts filled from an OPFS directory that the owner loaded
  * (platform/browser/opfs-owner.ts) and mirrored back to it through the I/O worker's channel.
  */
@@ -122,7 +129,7 @@ export class MemFs {
       const guest = normalize(path);
       if (guest === undefined) throw new SpindleError('BAD_OPTION', `memory mount '${path}': give an absolute guest path without '.' or '..' (e.g. /tmp)`);
       try {
-        return { path: guest, fd: t.mount(guest, false) };
+        return { path: guest, fd: t.mount(guest === '/' ? ROOT_MOUNT : guest, false) };
       } catch {
         throw new SpindleError('BAD_OPTION', `memory mount '${path}': cannot mount there (mounted twice, or inside another mount?)`);
       }
@@ -204,11 +211,12 @@ class ThreadView implements MemFsThread {
   preopen(guestPath: string): MemFsDescriptor {
     const m = this.init.mounts.find((x) => x.path === normalize(guestPath));
     if (!m) throw new Error(`spindle memory FS: no memory mount at ${guestPath}`);
-    return new ModuleFd(this.t, m.fd);
+    return this.descriptor(m.fd);
   }
 
   descriptor(memFd: number): MemFsDescriptor {
-    return new ModuleFd(this.t, memFd);
+    const root = this.init.mounts.find((m) => m.path === '/');
+    return new ModuleFd(this.t, memFd, root?.fd === memFd ? '/' : undefined);
   }
 
   flushOpfs(): void {
