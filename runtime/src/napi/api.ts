@@ -14,9 +14,12 @@
 import { SpindleError } from '../errors.js';
 import { ownEmnapi, withOwnPlugins, emnapiAsyncWorkPlugin, emnapiTSFNPlugin } from './emnapi.js';
 import { instantiate, instantiateSync, disposeNapi, type NapiHostOptions, type NapiInstantiateOptions, type NapiPlatform, type NapiSource, type WasmInput } from './host.js';
+import { memoryFsOf } from './memory-fs.js';
 
 /** The direct API's options: spindle's (files, environment, threads) and two of emnapi's. */
-export interface NapiOptions extends NapiHostOptions {
+export interface NapiOptions extends Omit<NapiHostOptions, 'memoryMounts'> {
+  /** A memory filesystem (`memfs().fs` of spindle/napi/fs), mounted at '/' for the addon. */
+  memfs?: unknown;
   /** The emnapi context (default: @emnapi/runtime's default context). */
   context?: unknown;
   /** Threads of emnapi's async work pool (default: UV_THREADPOOL_SIZE, else 4, as the generated loaders). */
@@ -40,10 +43,10 @@ export function napiApi(np: NapiPlatform, poolSizeDefault: () => number): NapiAp
   });
   return {
     async loadNapi(source, options = {}) {
-      return (await instantiate(np, source, direct(options), options)).napiModule.exports;
+      return (await instantiate(np, source, direct(options), hostOptions(options))).napiModule.exports;
     },
     loadNapiSync(source, options = {}) {
-      return instantiateSync(np, source, direct(options), options).napiModule.exports;
+      return instantiateSync(np, source, direct(options), hostOptions(options)).napiModule.exports;
     },
     instantiateNapiModuleSync(input, options) {
       if (options?.childThread) return childThread(np, input, options);
@@ -54,6 +57,15 @@ export function napiApi(np: NapiPlatform, poolSizeDefault: () => number): NapiAp
       return instantiate(np, input, options ?? {}, {});
     },
   };
+}
+
+/** spindle's options from the direct API's: a `memfs` becomes the program's memory mounts. */
+function hostOptions(o: NapiOptions): NapiHostOptions {
+  const { memfs, context: _c, asyncWorkPoolSize: _a, ...rest } = o;
+  if (memfs === undefined) return rest;
+  const fs = memoryFsOf(memfs);
+  if (!fs) throw new SpindleError('BAD_OPTION', 'the memfs option takes the fs (or vol) that memfs() of spindle/napi/fs returned');
+  return { ...rest, memoryMounts: fs.mounts() };
 }
 
 /**

@@ -26,7 +26,8 @@ import { isWasiImport } from '../known-imports.js';
 import { loadProgram, loadProgramSync, type LoadedProgram } from '../load.js';
 import { Program, type OutputOption } from '../program.js';
 import type { FsOptions } from '../fs/program-fs.js';
-import type { MemoryMounts } from '../fs/memory-mounts.js';
+import { memoryMountsOf, type MemoryMounts } from '../fs/memory-mounts.js';
+import { MemFs } from '../fs/memfs.js';
 import type { Platform } from '../platform/types.js';
 import { withOwnPlugins, type Emnapi } from './emnapi.js';
 import { importedMemory, mergeImports, reactorWasi } from './imports.js';
@@ -116,6 +117,9 @@ export async function instantiate(np: NapiPlatform, input: WasmInput | Promise<W
     source = new Uint8Array(await source.arrayBuffer());
   }
   const loaded = await loadProgram(source as Exclude<WasmInput, Response>, isNapiImport, np.platform.readFile, undefined, undefined, 'reactor');
+  // Memory mounts asked for by path: made now (the memory-FS module compiles asynchronously).
+  const mounts = host.memoryMounts ? undefined : (host.mounts ?? np.hostOptionsFor(options.wasi).mounts);
+  if (mounts?.length) host = { ...host, memoryMounts: memoryMountsOf(await MemFs.create({ mounts, readFile: np.platform.readFile })) };
   const session = new NapiSession(np, loaded, options, host);
   return session.finishAsync(async () => await session.emnapi.core.instantiateNapiModule(loaded.module, session.emnapiOptions() as never) as unknown as NapiSource);
 }

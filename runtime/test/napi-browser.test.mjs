@@ -1,0 +1,89 @@
+// spindle/napi in Chromium (tests/napi/web, built with Vite): oxc-parser parses 300+ files
+// (parseSync, then parse() on the addon's threads) and rolldown bundles a multi-file project
+// from a memory filesystem, on the stock loader (@napi-rs/wasm-runtime, memfs on the page's
+// thread) and on spindle through both routes (the packages' own loaders with the drop-in alias;
+// the direct API); spindle's output must equal the stock loader's. Then the Vite example
+// (runtime/examples/napi-vite) is built and used as a person would.
+//
+// Debian's Chromium through playwright-core (never a downloaded browser); SPINDLE_CHROMIUM
+// overrides the path. Needs `bash tests/napi/setup.sh` (tools/test.sh runs it).
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { after, before, describe, test } from 'node:test';
+import { repoRoot, runtimeDir } from './helpers.mjs';
+
+const CHROMIUM = process.env.SPINDLE_CHROMIUM ?? '/usr/bin/chromium';
+const SETUP = "run 'bash tests/napi/setup.sh' (tools/test.sh does)";
+const pages = await import(join(repoRoot, 'tests', 'napi', 'pages.mjs'));
+
+let browser, context, out, server;
+
+before(async () => {
+  assert.ok(existsSync(CHROMIUM), `Chromium is not installed (${CHROMIUM}): run tools/setup.sh (Debian's 'chromium' package)`);
+  for (const p of [join(repoRoot, 'tests', 'napi', 'web', 'node_modules', 'vite'), join(runtimeDir, 'examples', 'napi-vite', 'node_modules', 'vite')]) {
+    assert.ok(existsSync(p), `${p} is missing: ${SETUP}`);
+  }
+  const { chromium } = await import('playwright-core');
+  out = mkdtempSync(join(tmpdir(), 'spindle-napi-pages-'));
+  pages.buildPages(out);
+  server = await pages.serve(out);
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'], headless: true });
+  context = await browser.newContext();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.stop();
+  if (out) rmSync(out, { recursive: true, force: true });
+});
+
+describe('napi-rs packages on spindle/napi in Chromium', () => {
+  test('oxc-parser: 300+ files through parseSync and parse(), drop-in and direct API, output equal to the stock loader\'s', async () => {
+    const stock = await pages.runJob(context, server.url, 'stock', 'parse');
+    assert.ok(stock.files >= 300, `the corpus has ${stock.files} files`);
+    assert.equal(stock.asyncDigest, stock.digest);
+    for (const route of ['dropin', 'direct']) {
+      const r = await pages.runJob(context, server.url, route, 'parse');
+      assert.deepEqual({ files: r.files, digest: r.digest, asyncDigest: r.asyncDigest }, { files: stock.files, digest: stock.digest, asyncDigest: stock.digest }, `${route} differs from the stock loader`);
+    }
+  });
+
+  test('rolldown: a multi-file project from a memory filesystem, drop-in and direct API, output bytes equal to the stock loader\'s', async () => {
+    const stock = await pages.runJob(context, server.url, 'stock', 'bundle');
+    assert.ok(stock.files >= 3, `rolldown made ${stock.files} chunks; the project has two dynamic imports`);
+    for (const route of ['dropin', 'direct']) {
+      const r = await pages.runJob(context, server.url, route, 'bundle');
+      assert.deepEqual({ files: r.files, bytes: r.bytes, digest: r.digest }, { files: stock.files, bytes: stock.bytes, digest: stock.digest }, `${route} differs from the stock loader`);
+    }
+  });
+});
+
+describe('the Vite example (runtime/examples/napi-vite)', () => {
+  let dist, site;
+  after(() => { site?.stop(); if (dist) rmSync(dist, { recursive: true, force: true }); });
+
+  test('vite build; the page bundles its two files with rolldown on spindle', async () => {
+    const example = join(runtimeDir, 'examples', 'napi-vite');
+    dist = mkdtempSync(join(tmpdir(), 'spindle-napi-vite-'));
+    const b = spawnSync(process.execPath, [join(example, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--outDir', dist, '--emptyOutDir', '--logLevel', 'error'],
+      { cwd: example, encoding: 'utf8', timeout: 300_000 });
+    assert.equal(b.status, 0, `vite build failed:\n${b.stdout}${b.stderr}`);
+    site = await pages.serve(dist);
+    const page = await context.newPage();
+    try {
+      await page.goto(site.url);
+      await page.waitForFunction(() => document.getElementById('status').textContent === 'ready', null, { timeout: 120_000 });
+      await page.click('#go');
+      await page.waitForFunction(() => typeof window.exampleOutput === 'string', null, { timeout: 120_000 });
+      const output = await page.evaluate(() => window.exampleOutput);
+      assert.match(output, /\/\/ main\.js/);
+      assert.match(output, /toUpperCase\(\)/, 'the imported function is bundled');
+      assert.doesNotMatch(output, /whisper/, 'the unused export is tree-shaken');
+    } finally {
+      await page.close();
+    }
+  });
+});

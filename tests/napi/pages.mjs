@@ -1,0 +1,81 @@
+// The napi-rs pages in a browser, for tests (runtime/test/napi-browser.test.mjs) and bench/napi:
+// builds tests/napi/web twice with Vite (stock, spindle), puts the parse corpus and the project
+// beside each build, serves them with `spindle serve` (cross-origin isolated) and runs one job per
+// page load: window.napiResult.
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { corpus } from './corpus.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = join(here, '..', '..');
+const web = join(here, 'web');
+export const project = join(here, 'project');
+
+/**
+ * Where each route's page is, under the served directory (`spindle serve` keeps /spindle/ for the
+ * runtime's own files).
+ */
+export const pageDir = { stock: 'stock', dropin: 'on-spindle', direct: 'on-spindle' };
+
+/** Builds the two page builds into out/stock and out/on-spindle, with the corpus and the project. */
+export function buildPages(out) {
+  const vite = join(web, 'node_modules', 'vite', 'bin', 'vite.js');
+  for (const mode of ['stock', 'spindle']) {
+    const dir = join(out, pageDir[mode === 'stock' ? 'stock' : 'dropin']);
+    const b = spawnSync(process.execPath, [vite, 'build', '--mode', mode, '--outDir', dir, '--emptyOutDir', '--logLevel', 'error'],
+      { cwd: web, encoding: 'utf8', timeout: 300_000 });
+    if (b.status !== 0) throw new Error(`vite build --mode ${mode} failed (run 'bash tests/napi/setup.sh'):\n${b.stdout}${b.stderr}`);
+    const files = corpus();
+    mkdirSync(join(dir, 'corpus'), { recursive: true });
+    files.forEach((f, i) => copyFileSync(f.path, join(dir, 'corpus', `${i}.txt`)));
+    writeFileSync(join(dir, 'corpus', 'list.json'), JSON.stringify(files.map((f, i) => ({ name: f.name, file: `${i}.txt` }))));
+    const projectFiles = walk(project).map((p) => relative(project, p));
+    for (const p of projectFiles) {
+      mkdirSync(dirname(join(dir, 'project', p)), { recursive: true });
+      copyFileSync(join(project, p), join(dir, 'project', p));
+    }
+    writeFileSync(join(dir, 'project', 'list.json'), JSON.stringify(projectFiles));
+  }
+}
+
+function walk(dir) {
+  return readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
+}
+
+/** `spindle serve DIR --port 0`: resolves { url, stop }. */
+export function serve(dir) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(repo, 'runtime', 'dist', 'cli.js'), 'serve', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '', err = '';
+    child.stdout.on('data', (c) => {
+      out += c;
+      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
+      if (m) resolve({ url: m[1], stop: () => child.kill() });
+    });
+    child.stderr.on('data', (c) => { err += c; });
+    child.on('exit', (code) => reject(new Error(`spindle serve exited (${code}) before listening: ${err}${out}`)));
+  });
+}
+
+/** Loads the page for ROUTE/JOB (served at `base`) in a fresh page of `context`; resolves window.napiResult. */
+export async function runJob(context, base, route, job, timeout = 180_000) {
+  const page = await context.newPage();
+  const console = [];
+  page.on('console', (m) => console.push(m.text()));
+  page.on('pageerror', (e) => console.push(String(e)));
+  try {
+    await page.goto(`${base}${pageDir[route]}/?job=${job}&route=${route}`);
+    try {
+      await page.waitForFunction(() => window.napiResult, null, { timeout, polling: 200 });
+    } catch {
+      throw new Error(`${route} ${job}: no result in ${timeout} ms; page: ${await page.evaluate(() => document.body.innerText).catch(() => '?')}\nconsole:\n${console.join('\n')}`);
+    }
+    const r = await page.evaluate(() => window.napiResult);
+    if (r.error) throw new Error(`${route} ${job}: ${r.error}\n${r.stack}\nconsole:\n${console.join('\n')}`);
+    return r;
+  } finally {
+    await page.close();
+  }
+}

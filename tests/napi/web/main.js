@@ -1,0 +1,82 @@
+// One job in the page: ?job=parse|bundle&route=stock|dropin|direct. The result goes to
+// window.napiResult: { route, job, files, digest, loadMs, jobMs } (or { error }).
+//   parse   @oxc-parser/binding-wasm32-wasi parses every file of corpus/ (list.json), with
+//           parseSync and then parse() (on the addon's threads)
+//   bundle  rolldown's binding bundles project/ from a memory filesystem (the loader's memfs:
+//           @napi-rs/wasm-runtime's on the stock route, spindle's otherwise)
+// The routes stock and dropin import the packages' own generated browser loaders; which runtime
+// they get is the build's choice (vite.config.js). direct loads the .wasm with spindle/napi.
+import { bundleProject } from './rolldown-driver.js';
+
+const params = new URLSearchParams(location.search);
+const job = params.get('job');
+const route = params.get('route');
+const $status = document.getElementById('status');
+
+async function sha256(text) {
+  const bytes = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+  return [...bytes].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** The digest of a list of strings (one SHA-256 per item, then one over the hashes). */
+async function digestOf(items) {
+  const hashes = [];
+  for (const item of items) hashes.push(await sha256(item));
+  return sha256(hashes.join('\n'));
+}
+
+async function oxc() {
+  if (route !== 'direct') return import('@oxc-parser/binding-wasm32-wasi');
+  const [{ loadNapi }, { default: url }] = await Promise.all([
+    import('spindle/napi'), import('@oxc-parser/binding-wasm32-wasi/parser.wasm32-wasi.wasm?url')]);
+  return loadNapi(url);
+}
+
+async function parse() {
+  const list = await (await fetch('corpus/list.json')).json();
+  const texts = await Promise.all(list.map((f) => fetch(`corpus/${f.file}`).then((r) => r.text())));
+  const t0 = performance.now();
+  const binding = await oxc();
+  const loadMs = performance.now() - t0;
+  const t1 = performance.now();
+  const out = list.map((f, i) => { const r = binding.parseSync(f.name, texts[i], {}); return JSON.stringify([f.name, r.program, r.module, r.comments, r.errors]); });
+  const syncMs = performance.now() - t1;
+  const t2 = performance.now();
+  const results = await Promise.all(list.map((f, i) => binding.parse(f.name, texts[i], {})));
+  const asyncMs = performance.now() - t2;
+  const asyncOut = results.map((r, i) => JSON.stringify([list[i].name, r.program, r.module, r.comments, r.errors]));
+  return { files: list.length, digest: await digestOf(out), asyncDigest: await digestOf(asyncOut), loadMs, jobMs: syncMs + asyncMs, syncMs, asyncMs };
+}
+
+async function rolldownBinding(files) {
+  if (route !== 'direct') {
+    const binding = await import('@rolldown/binding-wasm32-wasi');
+    binding.__volume.fromJSON(files, '/');
+    return binding;
+  }
+  const [{ loadNapi }, { memfs }, { default: url }] = await Promise.all([
+    import('spindle/napi'), import('spindle/napi/fs'), import('@rolldown/binding-wasm32-wasi/rolldown-binding.wasm32-wasi.wasm?url')]);
+  const { fs } = memfs(files, '/');
+  return loadNapi(url, { memfs: fs });
+}
+
+async function bundle() {
+  const list = await (await fetch('project/list.json')).json();
+  const files = Object.fromEntries(await Promise.all(list.map(async (p) => [`/project/${p}`, await (await fetch(`project/${p}`)).text()])));
+  const t0 = performance.now();
+  const binding = await rolldownBinding(files);
+  const loadMs = performance.now() - t0;
+  const t1 = performance.now();
+  const chunks = await bundleProject(binding, '/project', 'src/main.ts');
+  const jobMs = performance.now() - t1;
+  return { files: chunks.length, bytes: chunks.reduce((n, c) => n + c[1].length, 0), digest: await digestOf(chunks.map((c) => JSON.stringify(c))), loadMs, jobMs };
+}
+
+try {
+  if (!__ROUTES__.includes(route)) throw new Error(`route ${route} is not in this build (it has ${__ROUTES__.join(', ')})`);
+  const result = job === 'parse' ? await parse() : job === 'bundle' ? await bundle() : (() => { throw new Error(`no job ${job}`); })();
+  window.napiResult = { route, job, ...result };
+} catch (e) {
+  window.napiResult = { route, job, error: `${e?.code ?? e?.name ?? 'Error'}: ${e?.message ?? e}`, stack: String(e?.stack ?? '') };
+}
+$status.textContent = JSON.stringify(window.napiResult, null, 1);
