@@ -17,6 +17,7 @@ const src = join(dirname(fileURLToPath(import.meta.url)), '..', 'src');
 
 /** Lowest first. A path ending in '/' is a folder (everything under it). */
 export const LAYERS = [
+  ['shared-buffer.ts'], // shared buffers by capability (no global name needed): imports nothing
   ['wasi/'], // WASI preview1 over the WasiHost contract
   // shared-memory protocols, errors, reading module bytes
   ['errors.ts', 'ring.ts', 'control.ts', 'output.ts', 'stdin.ts', 'wasm-imports.ts', 'wasm-names.ts', 'known-imports.ts'],

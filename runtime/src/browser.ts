@@ -6,7 +6,8 @@
  *   const code = await run('/prog.wasm', { args: ['x'], stdout: (bytes) => ..., stderr: ... });
  *
  * Same API as the Node entry (index.ts), with a browser's rules:
- * - The page must be cross-origin isolated (SharedArrayBuffer, shared WebAssembly.Memory):
+ * - The page must be cross-origin isolated and able to share wasm memory (checked by creating a
+ *   shared WebAssembly.Memory, not by looking for the global SharedArrayBuffer):
  *   `load` and `run` throw SpindleError NOT_ISOLATED otherwise, naming the two headers to send.
  * - `_start` always runs on a worker: the page's main thread may not block (Atomics.wait is
  *   forbidden there), so `runOnCallingThread` is refused.
@@ -22,6 +23,7 @@ import { browserPlatform } from './platform/browser/index.js';
 import { isWasiImport } from './known-imports.js';
 import { isOpfsImport } from './fs/opfs-imports.js';
 import { SpindleError } from './errors.js';
+import { sharedBufferConstructor, sharingProblem } from './shared-buffer.js';
 
 export { Program, SpindleError };
 export type { RunOptions, ModuleSource, LoadedProgram, OutputOption };
@@ -53,12 +55,28 @@ export async function run(source: ModuleSource, options: RunOptions = {}): Promi
   return createProgram(await load(source, options), options).start();
 }
 
-/** Throws NOT_ISOLATED when this page (or worker) cannot share memory between threads. */
+/**
+ * Throws NOT_ISOLATED when this page (or worker) cannot share memory between threads. Asks what
+ * the engine can do (cross-origin isolation; a shared WebAssembly.Memory created and posted),
+ * never whether the global `SharedArrayBuffer` is named (see shared-buffer.ts).
+ */
 function checkIsolated(): void {
-  if (globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function') return;
-  throw new SpindleError('NOT_ISOLATED', 'this page is not cross-origin isolated, so it cannot share memory with workers '
-    + '(no SharedArrayBuffer); serve it with the headers "Cross-Origin-Opener-Policy: same-origin" and '
-    + '"Cross-Origin-Embedder-Policy: require-corp" (`spindle serve` does), over https or on localhost');
+  if (globalThis.crossOriginIsolated !== true) {
+    throw new SpindleError('NOT_ISOLATED', 'this page is not cross-origin isolated, so it cannot share memory with workers '
+      + '(no SharedArrayBuffer); serve it with the headers "Cross-Origin-Opener-Policy: same-origin" and '
+      + '"Cross-Origin-Embedder-Policy: require-corp" (`spindle serve` does), over https or on localhost');
+  }
+  const problem = sharingProblem();
+  if (problem === 'no shared memory' || sharedBufferConstructor() === null) {
+    throw new SpindleError('NOT_ISOLATED', 'this page is cross-origin isolated, but this browser cannot create a shared '
+      + 'WebAssembly.Memory, which threads need; use a browser with WebAssembly threads (Chromium, Firefox, Safari)');
+  }
+  if (problem === 'not transferable') {
+    throw new SpindleError('NOT_ISOLATED', 'this page is cross-origin isolated, but this browser cannot pass shared memory to '
+      + 'workers (postMessage of a shared WebAssembly.Memory throws DataCloneError), so threads cannot run: WebKitGTK and WPE '
+      + 'do not enable SharedArrayBuffer (WebKit bug 317847) unless the browser runs with JSC_useSharedArrayBuffer=1 in its '
+      + 'environment; Chromium, Firefox and Safari can');
+  }
 }
 
 /** A callback as given; 'inherit' (or nothing) becomes line-buffered console output. */

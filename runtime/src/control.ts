@@ -26,6 +26,7 @@
  * resets it to NONE. STATE only moves forward 0 -> 1 -> 2, and the thread that moved it 0 -> 1
  * is the only writer of EXIT_CODE.
  */
+import { newSharedBuffer } from './shared-buffer.js';
 
 export const STATE = 0;
 export const EXIT_CODE = 1;
@@ -60,7 +61,7 @@ export class Control {
 
   static create(maxSlots: number): Control {
     const words = HEADER_WORDS + maxSlots + maxSlots * SLOT_WORDS;
-    const c = new Control(new SharedArrayBuffer(words * 4));
+    const c = new Control(newSharedBuffer(words * 4));
     c.words[NEXT_TID] = 1;
     c.words[MAX_SLOTS] = maxSlots;
     return c;

@@ -5,6 +5,7 @@
  */
 import { SpindleError } from './errors.js';
 import { isWasm, readImports, type MemoryImport } from './wasm-imports.js';
+import { isSharedBuffer } from './shared-buffer.js';
 
 export type ModuleSource = string | URL | Uint8Array | ArrayBuffer | WebAssembly.Module;
 
@@ -170,6 +171,6 @@ function limitsFromOption(name: string, imports: readonly { module: string; name
     throw new SpindleError('BAD_OPTION', `${name} was given as a compiled WebAssembly.Module that imports memory; `
       + 'pass its bytes instead, or pass the shared memory to use as the `memory` option');
   }
-  const shared = memory.buffer instanceof SharedArrayBuffer;
+  const shared = isSharedBuffer(memory.buffer);
   return { module: imp.module, name: imp.name, initial: memory.buffer.byteLength / 65536, maximum: undefined, shared };
 }

@@ -19,6 +19,7 @@
  */
 import type { Control } from './control.js';
 import { ringRead, ringWrite } from './ring.js';
+import { newSharedBuffer } from './shared-buffer.js';
 
 const CAPACITY = 1 << 18; // 256 KiB per stream; a power of two
 const HEADER_BYTES = 16;
@@ -31,7 +32,7 @@ export class OutputRings {
   constructor(readonly buffer: SharedArrayBuffer) {}
 
   static create(): OutputRings {
-    return new OutputRings(new SharedArrayBuffer(2 * RING_BYTES));
+    return new OutputRings(newSharedBuffer(2 * RING_BYTES));
   }
 
   private header(stream: 0 | 1): Int32Array {

@@ -17,6 +17,7 @@ import { reportFailure, runThread, ThreadFactory, ThreadStdio } from './thread.j
 import type { WorkerInit } from './protocol.js';
 import { hasFsOptions, ProgramFs, type FsOptions, type ProgramFsDrivers } from './fs/program-fs.js';
 import type { MemoryMounts } from './fs/memory-mounts.js';
+import { isSharedBuffer } from './shared-buffer.js';
 
 export type OutputOption = 'inherit' | ((chunk: Uint8Array) => void);
 
@@ -316,7 +317,7 @@ function checkCount(option: string, n: number, min: number): number {
 function sharedMemory(program: LoadedProgram, options: RunOptions): WebAssembly.Memory | null {
   const given = options.memory;
   if (given) {
-    if (!(given.buffer instanceof SharedArrayBuffer) && !options.runOnCallingThread) {
+    if (!isSharedBuffer(given.buffer) && !options.runOnCallingThread) {
       throw new SpindleError('BAD_OPTION', 'the `memory` option is not shared, so it cannot reach the worker that runs _start; '
         + 'pass a shared WebAssembly.Memory, or set runOnCallingThread');
     }

@@ -13,6 +13,7 @@
  * producer clears nothing and simply keeps it full when it can. CLOSED = 1 after end of input.
  */
 import { ringRead, ringWrite } from './ring.js';
+import { newSharedBuffer } from './shared-buffer.js';
 
 const HEAD = 0, TAIL = 1, CLOSED = 2, WANT = 3;
 const HEADER_BYTES = 16;
@@ -30,7 +31,7 @@ export class StdinPipe {
   /** An open pipe to be fed by the main thread, or a closed one holding `fixed`. */
   static create(fixed?: Uint8Array): StdinPipe {
     const capacity = fixed ? Math.max(1, fixed.length) : PIPE_CAPACITY;
-    const pipe = new StdinPipe(new SharedArrayBuffer(HEADER_BYTES + capacity));
+    const pipe = new StdinPipe(newSharedBuffer(HEADER_BYTES + capacity));
     if (fixed) {
       pipe.data.set(fixed);
       pipe.header[HEAD] = fixed.length;

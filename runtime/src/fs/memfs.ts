@@ -22,6 +22,7 @@ import { readImports } from '../wasm-imports.js';
 import { ModuleFd, type MemFsDescriptor } from './memfs-descriptor.js';
 import { tarProblem } from './memfs-tar.js';
 import { instantiate, instantiateSync, MAX_FREE_REGIONS, ModuleThread, type MemFsShared } from './memfs-thread.js';
+import { newSharedBuffer } from '../shared-buffer.js';
 
 export type { MemFsDescriptor } from './memfs-descriptor.js';
 
@@ -57,7 +58,7 @@ export interface MemFsModule {
 /** A fresh memory and free-region list for one memory FS of `compiled`. */
 function sharedOf(compiled: MemFsModule, opfs: OpfsMounts | undefined): MemFsShared {
   const memory = new WebAssembly.Memory({ initial: compiled.initial, maximum: compiled.maximum, shared: true } as WebAssembly.MemoryDescriptor);
-  const regions = new SharedArrayBuffer(4 * (2 + MAX_FREE_REGIONS));
+  const regions = newSharedBuffer(4 * (2 + MAX_FREE_REGIONS));
   return { module: compiled.module, memory, regions, opfs: opfs ? { channel: opfs.channel } : null };
 }
 

@@ -24,6 +24,7 @@
  * Record header, 8 little-endian u32: size (whole record), seq, op, mount, aLen, bLen, dataLen,
  * arg; then a's bytes, b's bytes, data.
  */
+import { newSharedBuffer } from '../shared-buffer.js';
 
 export const OP = {
   PAD: 0,
@@ -82,7 +83,7 @@ export interface OpfsRecord {
 }
 
 export function createChannel(): SharedArrayBuffer {
-  return new SharedArrayBuffer(RESP_OFF + RESP_BYTES);
+  return newSharedBuffer(RESP_OFF + RESP_BYTES);
 }
 
 const align8 = (n: number): number => (n + 7) & ~7;

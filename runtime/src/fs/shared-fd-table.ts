@@ -39,6 +39,7 @@
 import { ERRNO_BADF, ERRNO_MFILE, ERRNO_NAMETOOLONG } from '../wasi/constants.js';
 import { fail } from '../wasi/errno.js';
 import type { Descriptor, FdTable } from '../wasi/fd-table.js';
+import { newSharedBuffer } from '../shared-buffer.js';
 
 /** Most fds open at once (Linux's default soft limit); past it path_open fails with EMFILE. */
 export const MAX_FDS = 1024;
@@ -148,7 +149,7 @@ export class SharedFdTable implements FdTable {
   /** A new table with stdio at 0-2 (made on the thread that sets the program up). */
   static create(): SharedFdTable {
     // The path area is MAX_FDS * 4 KiB of virtual memory; only pages written are ever touched.
-    const t = new SharedFdTable(new SharedArrayBuffer(HEADER_BYTES + MAX_FDS * (ENTRY_BYTES + MAX_PATH_BYTES) + OS_FD_LIMIT * 4));
+    const t = new SharedFdTable(newSharedBuffer(HEADER_BYTES + MAX_FDS * (ENTRY_BYTES + MAX_PATH_BYTES) + OS_FD_LIMIT * 4));
     t.insertEntry({ kind: STDIN });
     t.insertEntry({ kind: STDOUT });
     t.insertEntry({ kind: STDERR });

@@ -51,6 +51,7 @@ import { WasiErrno, fail } from './errno.js';
 import type { FdTable } from './fd-table.js';
 import { checkFlags } from './fd.js';
 import type { GuestMemory } from './guest-memory.js';
+import { newSharedBuffer } from '../shared-buffer.js';
 
 /** How long to sleep before asking a pending fd again. */
 const POLL_SLICE_MS = 10;
@@ -157,7 +158,7 @@ export function pollFunctions(mem: GuestMemory, fds: FdTable) {
   /** Sleeps the calling thread for `ms` (ENOTSUP where blocking is forbidden). */
   const sleep = (ms: number): void => {
     try {
-      cell ??= new Int32Array(new SharedArrayBuffer(4));
+      cell ??= new Int32Array(newSharedBuffer(4));
       Atomics.wait(cell, 0, 0, Math.max(0, ms));
     } catch {
       fail(ERRNO_NOTSUP);

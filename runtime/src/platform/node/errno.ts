@@ -1,4 +1,6 @@
 /** Maps Node's errno codes to WASI preview1 errno values (the one place that does it). */
+import { newSharedBuffer } from '../../shared-buffer.js';
+
 const WASI_ERRNO: Record<string, number> = {
   E2BIG: 1, EACCES: 2, EADDRINUSE: 3, EAGAIN: 6, EBADF: 8, EBUSY: 10, ECONNRESET: 15,
   EEXIST: 20, EFBIG: 22, EINTR: 27, EINVAL: 28, EIO: 29, EISDIR: 31, ELOOP: 32, EMFILE: 33,
@@ -15,7 +17,7 @@ export function errnoOfNodeError(e: unknown): number {
   return (code && WASI_ERRNO[code]) || EIO;
 }
 
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
+const sleeper = new Int32Array(newSharedBuffer(4));
 export function sleepMs(ms: number): void {
   Atomics.wait(sleeper, 0, 0, ms);
 }
