@@ -6,8 +6,9 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*" >&2; }
 
-# chromium: the browser tests drive Debian's Chromium with playwright-core (never a downloaded browser).
-apt_pkgs=(clang-19 lld-19 libclang-rt-19-dev-wasm32 llvm-19 chromium)
+# The browsers (Chromium, Firefox ESR, WebKitGTK) are installed by tools/browsers/setup.sh, which
+# only the tests (tools/test.sh) run: the main job does not need them.
+apt_pkgs=(clang-19 lld-19 libclang-rt-19-dev-wasm32 llvm-19)
 missing=()
 for p in "${apt_pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

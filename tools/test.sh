@@ -10,6 +10,9 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 step "lint: Rust crates (tools/lint-rust.sh: rustfmt, clippy, layers)"
 bash tools/lint-rust.sh
 
+step "set-up: browsers for the browser tests (tools/browsers/setup.sh: Chromium, Firefox ESR, WebKitGTK + drivers)"
+bash tools/browsers/setup.sh
+
 step "build: memory-FS module (tools/build-fs-module.sh)"
 bash tools/build-fs-module.sh >/dev/null
 
