@@ -1,21 +1,21 @@
 /**
- * The measuring part of the browser benchmarks, shared by the command (run.mjs) and the
- * `spindle bench` experiment (experiment.mjs): builds the programs, serves a snapshot of the
- * runtime with `spindle serve`, opens the demo page in Chromium and measures every configuration
+ * The measuring part of the browser benchmarks (the `spindle bench` experiment, experiment.mjs): builds the programs, serves a snapshot of the
+ * runtime with `spindle serve`, opens the demo page in one engine of tools/browsers (Chromium,
+ * Firefox ESR, WebKitGTK) and measures every configuration
  * of its experiments through window.spindleDemo, then thread spawn latency.
  *
- *   benchInBrowser({ size, runs, threads, log }) -> { started, size, runs, warmup, threads, machine, load, rows, ratios, failures, unavailable }
+ *   benchInBrowser({ engine, size, runs, threads, log }) -> { engine, browser, started, size, runs, warmup, threads, machine, load, rows, ratios, failures, unavailable }
  *
  * Per point: one warm-up run per configuration (discarded: the first run of a module in a page
  * runs V8's baseline code until tier-up), then `runs` runs interleaved round-robin over the
  * configurations, so that load changes hit all of them alike. Every figure is the program's own
  * measurement (its CLOCK_MONOTONIC); nothing here times anything.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launchChromium, repo, startServe } from './chromium.mjs';
+import { launchForThreads, repo, serve } from '../../tools/browsers/index.mjs';
 
 const SPAWN_K = [1, 2];
 
@@ -27,7 +27,7 @@ function median(v) {
 }
 const round = (x) => (Number.isFinite(x) ? Number(x.toPrecision(4)) : null);
 
-export async function benchInBrowser({ size: SIZE, runs: RUNS, threads: THREADS, log }) {
+export async function benchInBrowser({ engine = 'chromium', size: SIZE, runs: RUNS, threads: THREADS, log }) {
   const b = spawnSync('bash', [join(repo, 'bench', 'browser', 'build.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
   if (b.status !== 0) throw new Error('bench/browser/build.sh failed');
   const started = new Date().toISOString();
@@ -36,16 +36,17 @@ export async function benchInBrowser({ size: SIZE, runs: RUNS, threads: THREADS,
   // runtime/dist during the run cannot mix two versions in one page.
   const snapshot = mkdtempSync(join(tmpdir(), 'spindle-bench-browser-'));
   for (const d of ['dist', 'web']) cpSync(join(repo, 'runtime', d), join(snapshot, d), { recursive: true });
-  const { url, child } = await startServe(repo, [], join(snapshot, 'dist', 'cli.js'));
-  const browser = await launchChromium();
+  const server = await serve(repo, { cli: join(snapshot, 'dist', 'cli.js') });
+  const url = server.url;
+  let browser;
   const rows = [];
   const failures = [];
   try {
-    const page = await (await browser.newContext()).newPage();
-    page.setDefaultTimeout(600_000);
+    browser = await launchForThreads(engine);
+    const page = await browser.newPage();
     await page.goto(`${url}demo/?size=${SIZE}`);
-    await page.waitForFunction(() => document.body.dataset.ready === 'true' || document.getElementById('error').textContent);
-    const error = await page.textContent('#error');
+    await page.waitFor(() => document.body.dataset.ready === 'true' || document.getElementById('error').textContent, null, { timeoutMs: 120_000 });
+    const error = await page.evaluate(() => document.getElementById('error').textContent);
     if (error) throw new Error(`the demo page reports: ${error}`);
     const experiments = await page.evaluate(() => window.spindleDemo.EXPERIMENTS.map((e) => ({
       id: e.id, charts: e.charts.map((c) => ({ id: c.id, x: c.x, yLabel: c.yLabel, series: c.series.map((s) => ({ id: s.id, label: s.label, only: s.only })) })),
@@ -68,7 +69,7 @@ export async function benchInBrowser({ size: SIZE, runs: RUNS, threads: THREADS,
                 if (r >= 0) values.get(s.id).push(m.value);
               } catch (err) {
                 failed.add(s.id);
-                failures.push({ experiment: e.id, chart: c.id, config: s.id, x, error: err.message.replace(/^page.evaluate: Error: /, '').split('\n')[0] });
+                failures.push({ experiment: e.id, chart: c.id, config: s.id, x, error: firstLine(err) });
               }
             }
           }
@@ -96,7 +97,7 @@ export async function benchInBrowser({ size: SIZE, runs: RUNS, threads: THREADS,
           if (r >= 0) { p50.push(m.p50_ns / 1000); p99.push(m.p99_ns / 1000); }
         } catch (err) {
           failed++;
-          failures.push({ experiment: 'spawn', config: 'spindle', x: k, error: err.message.replace(/^page.evaluate: Error: /, '').split('\n')[0] });
+          failures.push({ experiment: 'spawn', config: 'spindle', x: k, error: firstLine(err) });
         }
       }
       for (const [metric, v] of [['p50', p50], ['p99', p99]]) {
@@ -107,12 +108,14 @@ export async function benchInBrowser({ size: SIZE, runs: RUNS, threads: THREADS,
     spawnLoad.push(load());
     rows.filter((r) => r.experiment === 'spawn').forEach((r) => { r.load = spawnLoad.join(' -> '); });
   } finally {
-    await browser.close();
-    child.kill();
+    await browser?.close();
+    server.close();
     rmSync(snapshot, { recursive: true, force: true });
   }
 
   const result = {
+    engine,
+    browser: browser.version,
     started,
     size: SIZE, runs: RUNS, warmup: 1, threads: THREADS,
     machine: machine(),
@@ -128,9 +131,12 @@ export async function benchInBrowser({ size: SIZE, runs: RUNS, threads: THREADS,
 }
 
 function machine() {
-  let chromium = 'unknown';
-  try { chromium = execFileSync(process.env.SPINDLE_CHROMIUM ?? '/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim(); } catch {}
-  return { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, node: process.version, chromium };
+  return { cpu: cpus()[0]?.model ?? 'unknown', cores: cpus().length, node: process.version };
+}
+
+/** The first line of a page error, without the driver's prefix (playwright: "page.evaluate: Error: "). */
+function firstLine(err) {
+  return err.message.replace(/^page\.evaluate: Error: /, '').replace(/^Error: /, '').split('\n')[0];
 }
 
 /** The ratios the issue asks for, each from medians of the same run (rows: { experiment, chart, config, x, ok, median }). */

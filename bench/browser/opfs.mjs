@@ -1,7 +1,8 @@
 /**
  * The OPFS experiment of `spindle bench` (`--only browser-opfs`): the reference filesystem
  * workload (bench/fs/workload.c: per round over 64 files create+write 1 KiB+close,
- * open+read+close, stat) in Chromium, on the in-program FS:
+ * open+read+close, stat) in each engine with OPFS (Chromium and Firefox ESR by default:
+ * `--param browser-opfs.engines=chromium`; WebKitGTK has no OPFS), on the in-program FS:
  *   memory      SPINDLE_FS_MOUNTS=/data            (the same binary, no OPFS mount; the baseline)
  *   opfs        SPINDLE_FS_MOUNTS=/data=opfs:DIR   (cache in memory, write-back queued at close)
  *   opfs+fsync  the same with an fsync of /data at the end inside the timing (every write-back
@@ -10,28 +11,40 @@
  *               getFileHandle + createSyncAccessHandle + truncate/write/flush (or read/getSize) +
  *               close per file operation (what a program without a cache would do)
  * Each is timed inside its thread; N runs each (interleaved, one warm-up), min and median, ratios
- * to memory. Needs: bash tests/fs-guests/opfs_build.sh; Chromium (tools/setup.sh).
+ * to memory, within one engine's run. Needs: bash tests/fs-guests/opfs_build.sh; bash tools/browsers/setup.sh.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CHROMIUM, launchChromium, repo, startServe } from './chromium.mjs';
+import { BINARIES, ENGINE_NAMES, launch, repo, serve } from '../../tools/browsers/index.mjs';
 import { min, median } from '../harness/lib/stats.mjs';
 
 export const id = 'browser-opfs';
-export const title = 'In Chromium: the reference fs workload on an OPFS mount vs a memory mount vs a SyncAccessHandle per operation';
+export const title = 'In Chromium and Firefox ESR: the reference fs workload on an OPFS mount vs a memory mount vs a SyncAccessHandle per operation';
 export const needs = [];
 export const runByDefault = false;
 export const notes = [
-  'In-program FS (bench/fs/workload.c linked with libspindle-fs-opfs.a), Debian\'s Chromium headless; every figure is the program\'s own measurement.',
+  'In-program FS (bench/fs/workload.c linked with libspindle-fs-opfs.a), Debian\'s Chromium and Firefox ESR headless (tools/browsers); every figure is the program\'s own measurement.',
   'opfs+fsync includes an fsync of /data inside the timing: every write-back has reached OPFS.',
 ];
 export const charts = [];
-export const params = { rounds: 'rounds of the workload per run (default 50; 10 with --quick)' };
+export const params = {
+  rounds: 'rounds of the workload per run (default 50; 10 with --quick)',
+  engines: 'engines to measure in, comma-separated: chromium, firefox (default both; WebKitGTK has no OPFS)',
+};
+const OPFS_ENGINES = ['chromium', 'firefox'];
+
+/** The engines asked for (`--param browser-opfs.engines=...`); one without OPFS is an error. */
+function engines(ctx) {
+  const list = String(ctx.params?.['browser-opfs.engines'] ?? OPFS_ENGINES.join(',')).split(',').map((e) => e.trim()).filter(Boolean);
+  for (const e of list) if (!OPFS_ENGINES.includes(e)) throw new Error(`browser-opfs.engines: '${e}' is not one of ${OPFS_ENGINES.join(', ')} (the engines with OPFS)`);
+  return list;
+}
 
 const built = join(repo, 'build', 'tests', 'opfs');
 
-export function unavailable() {
-  if (!existsSync(CHROMIUM)) return `Chromium is not installed (${CHROMIUM}); tools/setup.sh installs Debian's chromium`;
+export function unavailable(ctx) {
+  const absent = engines(ctx).filter((e) => !existsSync(BINARIES[e])).map((e) => `${ENGINE_NAMES[e]} (${BINARIES[e]})`);
+  if (absent.length) return `not installed: ${absent.join(', ')}; bash tools/browsers/setup.sh installs Debian's browsers`;
   for (const f of ['opfs_workload.wasm', 'opfs_guest.wasm']) {
     if (!existsSync(join(built, f))) return `${f} is not built: run bash tests/fs-guests/opfs_build.sh`;
   }
@@ -43,8 +56,7 @@ async function runWasm(page, url, wasm, env, args) {
   const q = new URLSearchParams({ wasm: `/${wasm}`, env });
   for (const a of args) q.append('arg', a);
   await page.goto(`${url}run.html?${q}`);
-  await page.waitForFunction(() => window.spindleResult, null, { timeout: 300_000 });
-  const r = await page.evaluate(() => window.spindleResult);
+  const r = await page.waitFor(() => window.spindleResult, null, { timeoutMs: 300_000 });
   if (r.error || r.code !== 0) throw new Error(`${wasm} ${args.join(' ')}: ${JSON.stringify(r)}`);
   return r.stdout;
 }
@@ -101,8 +113,15 @@ async function sahWorkload({ rounds, dir }) {
 export async function run(ctx) {
   const rounds = Number(ctx.params?.['browser-opfs.rounds'] ?? (ctx.quick ? 10 : 50));
   if (!(Number.isInteger(rounds) && rounds > 0)) throw new Error(`browser-opfs.rounds must be a whole number > 0`);
-  const { url, child } = await startServe(built);
-  const browser = await launchChromium();
+  const rows = [];
+  for (const engine of engines(ctx)) rows.push(...await runEngine(ctx, engine, rounds));
+  return rows;
+}
+
+async function runEngine(ctx, engine, rounds) {
+  const server = await serve(built);
+  const url = server.url;
+  const browser = await launch(engine);
   const times = Object.fromEntries(Object.keys(configs).map((k) => [k, []]));
   const errors = {};
   try {
@@ -115,21 +134,21 @@ export async function run(ctx) {
           times[name].push(await f(page, url, i, rounds));
         } catch (e) {
           errors[name] = e instanceof Error ? e.message : String(e);
-          ctx.log(`  FAILED browser-opfs ${name}: ${errors[name]}`);
+          ctx.log(`  FAILED browser-opfs ${engine} ${name}: ${errors[name]}`);
         }
       }
     }
   } finally {
     await browser.close();
-    child.kill();
+    server.close();
   }
   const ops = rounds * 64 * 3;
   const rows = Object.entries(times).map(([name, xs]) => {
     const perOp = xs.map((ns) => ns / ops);
     const ok = !errors[name] && perOp.length > 0;
-    return { experiment: id, variant: `${rounds} rounds`, config: name, metric: 'ns_per_op', unit: 'ns', runs: perOp.length,
+    return { experiment: id, variant: `${engine} ${rounds} rounds`, config: name, metric: 'ns_per_op', unit: 'ns', runs: perOp.length,
       min: ok ? min(perOp) : NaN, median: ok ? median(perOp) : NaN, baseline: 'memory', ratio_min: NaN, ratio_median: NaN,
-      ok, error: errors[name], note: '', samples: perOp };
+      ok, error: errors[name], note: browser.version, samples: perOp };
   });
   const base = rows.find((r) => r.config === 'memory');
   for (const r of rows) {

@@ -30,6 +30,9 @@ const ADAPTERS = { chromium, firefox, webkit };
 /** Every engine, in the order tests and benchmarks run them. */
 export const ENGINES = Object.freeze(['chromium', 'firefox', 'webkit']);
 
+/** The browser binary of each engine (what `bash tools/browsers/setup.sh` installs). */
+export const BINARIES = Object.freeze({ chromium: chromium.CHROMIUM, firefox: firefox.FIREFOX, webkit: webkit.MINIBROWSER });
+
 /** A human name per engine, for test titles and reports. */
 export const ENGINE_NAMES = Object.freeze({ chromium: 'Chromium', firefox: 'Firefox ESR', webkit: 'WebKitGTK' });
 
