@@ -5,8 +5,8 @@
 // the direct API); spindle's output must equal the stock loader's. Then the Vite example
 // (runtime/examples/napi-vite) is built and used as a person would.
 //
-// Debian's Chromium through playwright-core (never a downloaded browser); SPINDLE_CHROMIUM
-// overrides the path. Needs `bash tests/napi/setup.sh` (tools/test.sh runs it).
+// Debian's Chromium through tools/browsers (never a downloaded browser). Needs
+// `bash tests/napi/setup.sh` (tools/test.sh runs it).
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,24 +14,21 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { repoRoot, runtimeDir } from './helpers.mjs';
+import { launch } from '../../tools/browsers/index.mjs';
 
-const CHROMIUM = process.env.SPINDLE_CHROMIUM ?? '/usr/bin/chromium';
 const SETUP = "run 'bash tests/napi/setup.sh' (tools/test.sh does)";
 const pages = await import(join(repoRoot, 'tests', 'napi', 'pages.mjs'));
 
-let browser, context, out, server;
+let browser, out, server;
 
 before(async () => {
-  assert.ok(existsSync(CHROMIUM), `Chromium is not installed (${CHROMIUM}): run tools/setup.sh (Debian's 'chromium' package)`);
   for (const p of [join(repoRoot, 'tests', 'napi', 'web', 'node_modules', 'vite'), join(runtimeDir, 'examples', 'napi-vite', 'node_modules', 'vite')]) {
     assert.ok(existsSync(p), `${p} is missing: ${SETUP}`);
   }
-  const { chromium } = await import('playwright-core');
   out = mkdtempSync(join(tmpdir(), 'spindle-napi-pages-'));
   pages.buildPages(out);
   server = await pages.serve(out);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--no-first-run'], headless: true });
-  context = await browser.newContext();
+  browser = await launch('chromium'); // throws with what to install when Chromium is missing
 });
 
 after(async () => {
@@ -42,20 +39,20 @@ after(async () => {
 
 describe('napi-rs packages on spindle/napi in Chromium', () => {
   test('oxc-parser: 300+ files through parseSync and parse(), drop-in and direct API, output equal to the stock loader\'s', async () => {
-    const stock = await pages.runJob(context, server.url, 'stock', 'parse');
+    const stock = await pages.runJob(browser, server.url, 'stock', 'parse');
     assert.ok(stock.files >= 300, `the corpus has ${stock.files} files`);
     assert.equal(stock.asyncDigest, stock.digest);
     for (const route of ['dropin', 'direct']) {
-      const r = await pages.runJob(context, server.url, route, 'parse');
+      const r = await pages.runJob(browser, server.url, route, 'parse');
       assert.deepEqual({ files: r.files, digest: r.digest, asyncDigest: r.asyncDigest }, { files: stock.files, digest: stock.digest, asyncDigest: stock.digest }, `${route} differs from the stock loader`);
     }
   });
 
   test('rolldown: a multi-file project from a memory filesystem, drop-in and direct API, output bytes equal to the stock loader\'s', async () => {
-    const stock = await pages.runJob(context, server.url, 'stock', 'bundle');
+    const stock = await pages.runJob(browser, server.url, 'stock', 'bundle');
     assert.ok(stock.files >= 3, `rolldown made ${stock.files} chunks; the project has two dynamic imports`);
     for (const route of ['dropin', 'direct']) {
-      const r = await pages.runJob(context, server.url, route, 'bundle');
+      const r = await pages.runJob(browser, server.url, route, 'bundle');
       assert.deepEqual({ files: r.files, bytes: r.bytes, digest: r.digest }, { files: stock.files, bytes: stock.bytes, digest: stock.digest }, `${route} differs from the stock loader`);
     }
   });
@@ -72,13 +69,12 @@ describe('the Vite example (runtime/examples/napi-vite)', () => {
       { cwd: example, encoding: 'utf8', timeout: 300_000 });
     assert.equal(b.status, 0, `vite build failed:\n${b.stdout}${b.stderr}`);
     site = await pages.serve(dist);
-    const page = await context.newPage();
+    const page = await browser.newPage();
     try {
       await page.goto(site.url);
-      await page.waitForFunction(() => document.getElementById('status').textContent === 'ready', null, { timeout: 120_000 });
-      await page.click('#go');
-      await page.waitForFunction(() => typeof window.exampleOutput === 'string', null, { timeout: 120_000 });
-      const output = await page.evaluate(() => window.exampleOutput);
+      await page.waitFor(() => document.getElementById('status').textContent === 'ready', null, { timeoutMs: 120_000 });
+      await page.evaluate(() => document.getElementById('go').click());
+      const output = await page.waitFor(() => (typeof window.exampleOutput === 'string' ? window.exampleOutput : null), null, { timeoutMs: 120_000 });
       assert.match(output, /\/\/ main\.js/);
       assert.match(output, /toUpperCase\(\)/, 'the imported function is bundled');
       assert.doesNotMatch(output, /whisper/, 'the unused export is tree-shaken');

@@ -2,11 +2,12 @@
 // builds tests/napi/web twice with Vite (stock, spindle), puts the parse corpus and the project
 // beside each build, serves them with `spindle serve` (cross-origin isolated) and runs one job per
 // page load: window.napiResult.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { corpus } from './corpus.mjs';
+import { serve as spindleServe } from '../../tools/browsers/index.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..');
@@ -44,36 +45,28 @@ function walk(dir) {
   return readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
 }
 
-/** `spindle serve DIR --port 0`: resolves { url, stop }. */
-export function serve(dir) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(repo, 'runtime', 'dist', 'cli.js'), 'serve', dir, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '', err = '';
-    child.stdout.on('data', (c) => {
-      out += c;
-      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out);
-      if (m) resolve({ url: m[1], stop: () => child.kill() });
-    });
-    child.stderr.on('data', (c) => { err += c; });
-    child.on('exit', (code) => reject(new Error(`spindle serve exited (${code}) before listening: ${err}${out}`)));
-  });
+/** `spindle serve DIR --port 0` (tools/browsers): resolves { url, stop }. */
+export async function serve(dir) {
+  const server = await spindleServe(dir);
+  return { url: server.url, stop: server.close };
 }
 
-/** Loads the page for ROUTE/JOB (served at `base`) in a fresh page of `context`; resolves window.napiResult. */
-export async function runJob(context, base, route, job, timeout = 180_000) {
-  const page = await context.newPage();
-  const console = [];
-  page.on('console', (m) => console.push(m.text()));
-  page.on('pageerror', (e) => console.push(String(e)));
+/**
+ * Loads the page for ROUTE/JOB (served at `base`) in a fresh page of `browser` (tools/browsers);
+ * resolves window.napiResult.
+ */
+export async function runJob(browser, base, route, job, timeout = 180_000) {
+  const page = await browser.newPage();
+  const messages = async () => (await page.messages()).map((m) => m.text).join('\n');
   try {
     await page.goto(`${base}${pageDir[route]}/?job=${job}&route=${route}`);
+    let r;
     try {
-      await page.waitForFunction(() => window.napiResult, null, { timeout, polling: 200 });
+      r = await page.waitFor(() => window.napiResult, null, { timeoutMs: timeout });
     } catch {
-      throw new Error(`${route} ${job}: no result in ${timeout} ms; page: ${await page.evaluate(() => document.body.innerText).catch(() => '?')}\nconsole:\n${console.join('\n')}`);
+      throw new Error(`${route} ${job}: no result in ${timeout} ms; page: ${await page.evaluate(() => document.body.innerText).catch(() => '?')}\nconsole:\n${await messages()}`);
     }
-    const r = await page.evaluate(() => window.napiResult);
-    if (r.error) throw new Error(`${route} ${job}: ${r.error}\n${r.stack}\nconsole:\n${console.join('\n')}`);
+    if (r.error) throw new Error(`${route} ${job}: ${r.error}\n${r.stack}\nconsole:\n${await messages()}`);
     return r;
   } finally {
     await page.close();
