@@ -20,7 +20,8 @@ export const LAYERS = [
   ['shared-buffer.ts'], // shared buffers by capability (no global name needed): imports nothing
   ['wasi/'], // WASI preview1 over the WasiHost contract
   // shared-memory protocols, errors, reading module bytes
-  ['errors.ts', 'ring.ts', 'control.ts', 'output.ts', 'stdin.ts', 'wasm-imports.ts', 'wasm-names.ts', 'known-imports.ts'],
+  ['errors.ts', 'ring.ts', 'control.ts', 'output.ts', 'stdin.ts', 'wasm-imports.ts', 'wasm-names.ts', 'known-imports.ts', 'compile-policy.ts',
+    'wasm-code.ts', 'thread-guards.ts'],
   ['fs/'], // the platform-free filesystem (drivers are interfaces here)
   ['protocol.ts'], // the worker wire format (types only)
   ['platform/types.ts'], // the Platform interface
@@ -28,7 +29,7 @@ export const LAYERS = [
   ['thread.ts', 'load.ts', 'program.ts', 'pool-worker.ts'], // the core
   ['worker.ts', 'node-worker.ts', 'index.ts', 'browser.ts', 'check.ts'], // entries: the worker script, the APIs
   ['napi/'], // the napi host (spindle/napi): emnapi on top of the core; the only importer of packages
-  ['cli.ts', 'serve.ts', 'bench.ts'], // the command line
+  ['cli.ts', 'serve.ts', 'bench.ts', 'relaunch.ts'], // the command line
 ];
 
 /** Files that may name `node:` modules besides platform/node/. */
@@ -37,6 +38,7 @@ const NODE_OK = new Map([
   ['node-worker.ts', 'the Node pool worker script'],
   ['pool-worker.ts', 'boots a pool worker for an embedder\'s worker script (dynamic import, Node branch only)'],
   ['cli.ts', 'the command line is Node only'],
+  ['relaunch.ts', 'the CLI starting Node again with V8 flags is Node only'],
   ['serve.ts', 'the local server is Node only'],
   ['bench.ts', 'the bench command is Node only'],
   ['check.ts', '`spindle check` is Node only'],

@@ -17,7 +17,7 @@
  *
  * Nothing reachable from this module imports `node:*`.
  */
-import { loadProgram, type LoadedProgram, type ModuleSource } from './load.js';
+import { loadProgram, readModuleSource, type LoadedProgram, type ModuleSource } from './load.js';
 import { Program, type OutputOption, type RunOptions } from './program.js';
 import { browserPlatform } from './platform/browser/index.js';
 import { isWasiImport } from './known-imports.js';
@@ -30,9 +30,10 @@ export type { RunOptions, ModuleSource, LoadedProgram, OutputOption };
 export type { SpindleErrorCode } from './errors.js';
 
 /** Compiles and checks a program (throws SpindleError with a one-line message on bad input). */
-export async function load(source: ModuleSource, options: Pick<RunOptions, 'optimize' | 'memory'> = {}): Promise<LoadedProgram> {
+export async function load(source: ModuleSource, options: Pick<RunOptions, 'memory'> = {}): Promise<LoadedProgram> {
   checkIsolated();
-  return loadProgram(source, (m, n) => isWasiImport(m, n) || isOpfsImport(m, n), browserPlatform.readFile, options.memory);
+  const read = await readModuleSource(source, browserPlatform.readFile);
+  return loadProgram(read, (m, n) => isWasiImport(m, n) || isOpfsImport(m, n), options.memory);
 }
 
 /** A handle on one run of a loaded program: `start()` resolves with the exit code, `kill()` ends it. */

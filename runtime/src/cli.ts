@@ -11,6 +11,10 @@
 import { readFileSync, writeSync } from 'node:fs';
 import { createProgram, load, SpindleError, type RunOptions } from './index.js';
 import { parseDir, type HostDirOption } from './fs/program-fs.js';
+import { readModuleSource } from './load.js';
+import { nodePlatform } from './platform/node/index.js';
+import { missingFlags, nodeFlagsFor, shapeOf } from './compile-policy.js';
+import { relaunch } from './relaunch.js';
 
 const HELP = `spindle: run wasm32-wasip1-threads and wasm32-wasip1 programs on Node.js
 
@@ -27,7 +31,9 @@ Options (before PROGRAM.wasm; everything after it goes to the program):
   --max-threads N       most threads alive at once; past it pthread_create fails with EAGAIN (default 512)
   --main-thread         run _start on the calling thread instead of a worker (always done
                         for programs that cannot spawn threads)
-  --no-optimize         compile with V8's baseline tier first (faster start, slower long loops)
+  --no-optimize         V8's default tiering for a threaded program too (baseline code first:
+                        faster start, slower long loops); by default the CLI starts Node with
+                        --no-liftoff for threaded programs (README, "Compile policy")
   --dir HOST[::GUEST]   give the program the host directory HOST, seen at GUEST (default: HOST);
                         wasmtime's syntax; confined: no '..', absolute path or symlink leads out;
                         on Linux neither does a rename or symlink swap made meanwhile by another
@@ -47,13 +53,14 @@ Exit status: the program's exit code; 134 when a thread traps; 2 for a usage err
 
 class UsageError extends Error {}
 
-interface Parsed { options: RunOptions; program: string; }
+interface Parsed { options: RunOptions; program: string; optimize: boolean; }
 
 function parse(argv: string[]): Parsed | 'help' | 'version' {
   let args = argv;
   if (args[0] === 'run') args = args.slice(1);
   const env: string[] = [];
   const options: RunOptions = { env, dirs: [], mounts: [], preload: [], save: [] };
+  let optimize = true;
   let i = 0;
   const value = (flag: string): string => {
     const v = args[++i];
@@ -74,7 +81,7 @@ function parse(argv: string[]): Parsed | 'help' | 'version' {
       case '--threads': options.threads = count(flag, val()); break;
       case '--max-threads': options.maxThreads = count(flag, val()); break;
       case '--main-thread': options.runOnCallingThread = true; break;
-      case '--no-optimize': options.optimize = false; break;
+      case '--no-optimize': optimize = false; break;
       case '--dir': (options.dirs as HostDirOption[]).push(parseDir(val())); break;
       case '--dir-ro': (options.dirs as HostDirOption[]).push(parseDir(val(), true)); break;
       case '--mapdir': throw new UsageError(`--mapdir is wasmtime's old syntax; use --dir HOST::GUEST`);
@@ -87,7 +94,7 @@ function parse(argv: string[]): Parsed | 'help' | 'version' {
   const program = args[i];
   if (program === undefined) throw new UsageError("no program given; usage: spindle run PROGRAM.wasm [ARGS...]");
   options.args = args.slice(i + 1);
-  return { options, program };
+  return { options, program, optimize };
 }
 
 function mountEntry(s: string): string {
@@ -159,18 +166,50 @@ async function main(): Promise<void> {
   }
   if (parsed === 'help') { writeSync(1, HELP); process.exit(0); }
   if (parsed === 'version') { writeSync(1, '0.1.0\n'); process.exit(0); }
+  await runProgram(parsed);
+}
+
+/** Loads and runs the program; exits with its status (or relaunches Node with the flags it needs). */
+async function runProgram({ program: path, options, optimize }: Parsed): Promise<void> {
+  let name = path;
+  const finished = guardSilentExit(() => name);
   try {
-    const program = await load(parsed.program, parsed.options);
+    const source = await readModuleSource(path, nodePlatform.readFile);
+    name = source.name;
+    const flags = missingFlags(nodeFlagsFor(shapeOf(source.bytes!), optimize), process.execArgv);
+    if (flags.length) {
+      finished(); // the child's status will be this process's
+      return await relaunch(flags, name);
+    }
+    const program = await load(source, options);
     // A program that cannot spawn threads gains nothing from a worker: run it right here (no
     // worker to boot; the CLI's main thread has nothing else to do). Threaded programs keep
     // _start on a worker, where an exit from any thread can always end the program.
-    if (!program.usesThreads) parsed.options.runOnCallingThread = true;
-    const code = await createProgram(program, parsed.options).start();
+    if (!program.usesThreads) options.runOnCallingThread = true;
+    const code = await createProgram(program, options).start();
+    finished();
     process.exit(code);
   } catch (e) {
+    finished();
     if (e instanceof SpindleError) fail(e.message, e.code === 'BAD_OPTION' || e.code === 'ENOENT_MODULE' ? 2 : 1);
     throw e;
   }
+}
+
+/**
+ * Never a silent success: if Node is about to exit 0 before the program's status is known (its
+ * event loop ran dry: nothing left that the runtime waits on), say so and exit 1 instead.
+ * Returns the function that marks the status as known.
+ */
+function guardSilentExit(name: () => string): () => void {
+  let done = false;
+  process.on('exit', (code) => {
+    if (done || code !== 0) return;
+    writeSync(2, `spindle: error: Node stopped before ${name()} ended (nothing left running in the runtime, `
+      + 'no exit status from the program); this is a bug of spindle or of Node: please report it\n');
+    process.exitCode = 1;
+  });
+  return () => { done = true; };
 }
 
 void main();

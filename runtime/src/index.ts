@@ -6,25 +6,26 @@
  *
  * `load` + `createProgram` are the lower-level handle for embedding (start, kill, options).
  */
-import { loadProgram, type LoadedProgram, type ModuleSource } from './load.js';
+import { loadProgram, readModuleSource, type LoadedProgram, type ModuleSource, type NamedBytes } from './load.js';
 import { Program, type RunOptions } from './program.js';
 import { nodePlatform } from './platform/node/index.js';
 import { isWasiImport } from './known-imports.js';
 
 export { Program, SpindleError };
-export type { RunOptions, ModuleSource, LoadedProgram };
+export type { RunOptions, ModuleSource, LoadedProgram, NamedBytes };
+export { nodeFlagsFor } from './compile-policy.js';
 export type { OutputOption } from './program.js';
 export type { FsOptions, HostDirOption, PreloadOption, SaveOption } from './fs/program-fs.js';
 export type { SpindleErrorCode } from './errors.js';
 import { SpindleError } from './errors.js';
 
-/** Compiles and checks a program (throws SpindleError with a one-line message on bad input). */
-export async function load(source: ModuleSource, options: Pick<RunOptions, 'optimize' | 'memory'> = {}): Promise<LoadedProgram> {
-  const optimize = options.optimize ?? true;
-  // Threaded programs are the long-running, parallel ones: compile them eagerly too.
-  return loadProgram(source, isWasiImport, nodePlatform.readFile, options.memory, (threaded) => {
-    if (optimize) nodePlatform.preferOptimizingCompiler(threaded);
-  });
+/**
+ * Compiles and checks a program (throws SpindleError with a one-line message on bad input).
+ * V8's flags are left as the process was started: for a threaded program with long-running
+ * threads, start Node with `nodeFlagsFor(program)` (`--no-liftoff`; README, "Compile policy").
+ */
+export async function load(source: ModuleSource, options: Pick<RunOptions, 'memory'> = {}): Promise<LoadedProgram> {
+  return loadProgram(await readModuleSource(source, nodePlatform.readFile), isWasiImport, options.memory);
 }
 
 /** A handle on one run of a loaded program: `start()` resolves with the exit code, `kill()` ends it. */

@@ -2,12 +2,25 @@
  * Turns what the user gave (a path, a URL, bytes or a compiled module) into a compiled module
  * and the facts the runtime needs about it, and refuses, with a message that says what to do,
  * anything that cannot run.
+ *
+ * A threaded program's bytes are rewritten before compiling (thread-guards.ts). The runtime never
+ * changes V8's flags (they are process-wide and only safe at process start): which flags a
+ * program's process should start with is compile-policy.ts's answer, applied by the CLI when it
+ * starts Node, or by an embedder.
  */
 import { SpindleError } from './errors.js';
 import { isWasm, readImports, type MemoryImport } from './wasm-imports.js';
 import { isSharedBuffer } from './shared-buffer.js';
+import { guardThreads } from './thread-guards.js';
+import { compileKeepingAlive } from './compile-policy.js';
 
-export type ModuleSource = string | URL | Uint8Array | ArrayBuffer | WebAssembly.Module;
+/** Bytes with the name to show for them (argv[0], messages), e.g. a file the caller read itself. */
+export interface NamedBytes { bytes: Uint8Array; name: string }
+
+export type ModuleSource = string | URL | Uint8Array | ArrayBuffer | WebAssembly.Module | NamedBytes;
+
+/** A source once read: bytes (or a module given already compiled) and its display name. */
+export interface ReadSource { bytes?: Uint8Array; module?: WebAssembly.Module; name: string }
 
 export interface LoadedProgram {
   module: WebAssembly.Module;
@@ -18,29 +31,37 @@ export interface LoadedProgram {
   /** The module imports wasi.thread-spawn. */
   usesThreads: boolean;
   hasThreadStart: boolean;
+  /**
+   * What thread-guards.ts did to a threaded program's bytes: how many bulk memory instructions it
+   * guards and waits it wraps, or why it left the module unchanged. Absent when it did not look
+   * (no threads, or a module given already compiled: such a program is exposed to V8's lazy size
+   * refresh and, on Node 20's baseline tier, to its wait bug).
+   */
+  threadGuards?: { bulk: number; waits: number; functions: number; unchanged?: string };
 }
 
 /** The WASI preview1 function names (every one a host must provide). */
 export type KnownImports = (module: string, name: string) => boolean;
 
-/**
- * `beforeCompile(usesThreads)` runs once the import section is read and before the bytes are
- * compiled (compiler settings depend on whether the program spawns threads).
- */
+/** Compiles and checks a source read by `readModuleSource`. */
 export async function loadProgram(
-  source: ModuleSource,
+  source: ReadSource,
   known: KnownImports,
-  readFile: (path: string | URL) => Promise<Uint8Array>,
   memory?: WebAssembly.Memory,
-  beforeCompile?: (usesThreads: boolean) => void,
   kind: ModuleKind = 'command',
 ): Promise<LoadedProgram> {
-  const { bytes, module: given, name } = await readSource(source, readFile);
+  const { bytes, module: given, name } = source;
   const summary = bytes ? summarize(bytes, name) : undefined;
-  const imports = summary?.all ?? WebAssembly.Module.imports(given!);
-  beforeCompile?.(imports.some(isThreadSpawn));
-  const module = given ?? await compile(bytes!, name);
-  return check(module, name, summary, known, memory, kind);
+  const guard = bytes && summary!.all.some(isThreadSpawn) ? guardThreads(bytes) : undefined;
+  const module = given ?? await compile(guard?.bytes ?? bytes!, name);
+  return withGuards(check(module, name, summary, known, memory, kind), guard);
+}
+
+/** Adds what the thread guards did (or why they left the module as it was) to a program's facts. */
+function withGuards(program: LoadedProgram, guard: ReturnType<typeof guardThreads> | undefined): LoadedProgram {
+  if (!guard) return program;
+  const { bulk, waits, functions, unchanged } = guard;
+  return { ...program, threadGuards: { bulk, waits, functions, ...(unchanged ? { unchanged } : {}) } };
 }
 
 /**
@@ -58,13 +79,14 @@ export function loadProgramSync(
   if (source instanceof WebAssembly.Module) return check(source, name, undefined, known, memory, kind);
   const bytes = source instanceof Uint8Array ? source : new Uint8Array(source);
   const summary = summarize(bytes, name);
+  const guard = summary.all.some(isThreadSpawn) ? guardThreads(bytes) : undefined;
   let module;
   try {
-    module = new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>);
+    module = new WebAssembly.Module((guard?.bytes ?? bytes) as Uint8Array<ArrayBuffer>);
   } catch (e) {
     throw new SpindleError('BAD_MODULE', `${name} does not compile: ${(e as Error).message.replace(/^WebAssembly\.Module\(\): /, '')}`);
   }
-  return check(module, name, summary, known, memory, kind);
+  return withGuards(check(module, name, summary, known, memory, kind), guard);
 }
 
 /**
@@ -124,8 +146,10 @@ function check(
 /** Node (a path or file: URL is read from disk); anything else fetches every string and URL. */
 const inNode = typeof process !== 'undefined' && !!process.versions?.node;
 
-async function readSource(source: ModuleSource, readFile: (path: string | URL) => Promise<Uint8Array>): Promise<{ bytes?: Uint8Array; module?: WebAssembly.Module; name: string }> {
+/** Reads a source's bytes (a path or file: URL from disk in Node; any other string or URL is fetched). */
+export async function readModuleSource(source: ModuleSource, readFile: (path: string | URL) => Promise<Uint8Array>): Promise<ReadSource> {
   if (source instanceof WebAssembly.Module) return { module: source, name: 'module.wasm' };
+  if (isNamedBytes(source)) return { bytes: source.bytes, name: source.name };
   if (source instanceof Uint8Array) return { bytes: source, name: 'module.wasm' };
   if (source instanceof ArrayBuffer) return { bytes: new Uint8Array(source), name: 'module.wasm' };
   const url = source instanceof URL ? source : /^[a-z][a-z0-9+.-]*:\/\//i.test(source) ? new URL(source)
@@ -154,10 +178,14 @@ async function readSource(source: ModuleSource, readFile: (path: string | URL) =
 
 async function compile(bytes: Uint8Array, name: string): Promise<WebAssembly.Module> {
   try {
-    return await WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>);
+    return await compileKeepingAlive(bytes);
   } catch (e) {
     throw new SpindleError('BAD_MODULE', `${name} does not compile: ${(e as Error).message.replace(/^WebAssembly\.compile\(\): /, '')}`);
   }
+}
+
+function isNamedBytes(source: ModuleSource): source is NamedBytes {
+  return typeof source === 'object' && !(source instanceof URL) && 'bytes' in source && source.bytes instanceof Uint8Array;
 }
 
 function baseName(path: string): string {

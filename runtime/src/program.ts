@@ -39,8 +39,6 @@ export interface RunOptions extends FsOptions {
   maxThreads?: number;
   /** Run `_start` on the calling thread instead of a worker (Node only). Default false. */
   runOnCallingThread?: boolean;
-  /** Compile with V8's optimizing tier up front (Node). Default true. */
-  optimize?: boolean;
   /** The shared memory to use, for a compiled WebAssembly.Module that imports one. */
   memory?: WebAssembly.Memory;
 }

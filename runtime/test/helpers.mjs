@@ -121,11 +121,11 @@ function concat(chunks) {
 const join8 = (chunks) => decoder().decode(concat(chunks));
 
 /**
- * Runs `node dist/cli.js ...args` synchronously with a timeout.
+ * Runs `node [...nodeArgs] dist/cli.js ...args` synchronously with a timeout.
  * Returns { status, signal, stdout, stderr, error }; status is null if the child was killed.
  */
-export function runCli(args, { input = '', timeoutMs = RUN_TIMEOUT_MS, env } = {}) {
-  const r = spawnSync(process.execPath, [cliPath, ...args], {
+export function runCli(args, { input = '', timeoutMs = RUN_TIMEOUT_MS, env, nodeArgs = [] } = {}) {
+  const r = spawnSync(process.execPath, [...nodeArgs, cliPath, ...args], {
     input,
     timeout: timeoutMs,
     env: env ?? process.env,
@@ -220,10 +220,10 @@ export function fnv1a32(bytes) {
  * for modes that block the calling thread (runOnCallingThread) and for checking that the process
  * ends by itself after run() resolves. Returns the parsed JSON result plus { status, signal }.
  */
-export function runApiInChild(source, options = {}, timeoutMs = RUN_TIMEOUT_MS, { stdoutThrows = false } = {}) {
+export function runApiInChild(source, options = {}, timeoutMs = RUN_TIMEOUT_MS, { stdoutThrows = false, nodeArgs = [], env } = {}) {
   const script = join(runtimeDir, 'test', 'fixtures', 'run-api.mjs');
-  const r = spawnSync(process.execPath, [script, JSON.stringify({ source, options, stdoutThrows })], {
-    timeout: timeoutMs, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024,
+  const r = spawnSync(process.execPath, [...nodeArgs, script, JSON.stringify({ source, options, stdoutThrows })], {
+    timeout: timeoutMs, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: env ?? process.env,
   });
   let result = {};
   try { result = JSON.parse(r.stdout); } catch { /* reported below through status/stderr */ }

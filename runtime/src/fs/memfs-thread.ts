@@ -22,6 +22,7 @@
  */
 import { ERRNO_NAMETOOLONG, ERRNO_NOMEM } from '../wasi/constants.js';
 import { check, fail } from '../wasi/errno.js';
+import { currentBuffer } from '../wasi/guest-memory.js';
 import { opfsAbsent, opfsImports, type OpfsInit } from './opfs-imports.js';
 
 /** What every instance needs: structured-cloneable. */
@@ -160,7 +161,7 @@ function imports(shared: MemFsShared): WebAssembly.Imports {
       // asks for it on every call that sets a timestamp (fd_close of a written file, O_TRUNC).
       now: (): number => Math.round((origin + perf.now()) * 1e6),
       warn: (p: number, n: number): void => {
-        const bytes = new Uint8Array(shared.memory.buffer, p, n).slice();
+        const bytes = new Uint8Array(currentBuffer(shared.memory, (p >>> 0) + (n >>> 0)), p, n).slice();
         console.error(`spindle memory FS: ${new TextDecoder().decode(bytes)}`);
       },
     },
@@ -251,7 +252,7 @@ export class ModuleThread {
     x.__stack_pointer.value = this.region + REGION_BYTES;
     x.__wasm_init_tls(this.region);
     this.scratch = this.region + tlsBytes;
-    const buf = shared.memory.buffer;
+    const buf = currentBuffer(shared.memory, this.scratch + SCRATCH_BYTES);
     this.u8 = new Uint8Array(buf, this.scratch, SCRATCH_BYTES);
     this.u32 = new Uint32Array(buf, this.scratch, DATA / 4);
     this.u64 = new BigUint64Array(buf, this.scratch, DATA / 8);
@@ -306,7 +307,7 @@ export class ModuleThread {
     const p = this.x.spindle_fs_alloc(Math.max(size, 1));
     if (p === 0) fail(ERRNO_NOMEM);
     try {
-      return f(p, new Uint8Array(this.shared.memory.buffer, p >>> 0, size));
+      return f(p, new Uint8Array(currentBuffer(this.shared.memory, (p >>> 0) + size), p >>> 0, size));
     } finally {
       this.x.spindle_fs_free(p);
     }
@@ -370,7 +371,7 @@ export class ModuleThread {
     const p = this.u32[OUT / 4]!;
     const len = this.u32[OUT / 4 + 1]!;
     try {
-      return new Uint8Array(this.shared.memory.buffer, p, len).slice();
+      return new Uint8Array(currentBuffer(this.shared.memory, p + len), p, len).slice();
     } finally {
       this.x.spindle_fs_free(p);
     }

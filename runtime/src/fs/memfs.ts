@@ -19,6 +19,8 @@
  */
 import { SpindleError } from '../errors.js';
 import { readImports } from '../wasm-imports.js';
+import { guardThreads } from '../thread-guards.js';
+import { compileKeepingAlive } from '../compile-policy.js';
 import { ModuleFd, type MemFsDescriptor } from './memfs-descriptor.js';
 import { tarProblem } from './memfs-tar.js';
 import { instantiate, instantiateSync, MAX_FREE_REGIONS, ModuleThread, type MemFsShared } from './memfs-thread.js';
@@ -110,7 +112,9 @@ export class MemFs {
       throw new SpindleError('BAD_MODULE', `${wasmUrl.pathname} is not spindle's memory FS module (no shared memory import); ${BUILD_HINT}`);
     }
     try {
-      return { module: await WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>), initial: limits.initial, maximum: limits.maximum };
+      // Every thread calls the module and any of them grows its memory: guard its bulk memory
+      // operations against V8's lazy size refresh, and its waits (thread-guards.ts).
+      return { module: await compileKeepingAlive(guardThreads(bytes).bytes), initial: limits.initial, maximum: limits.maximum };
     } catch (e) {
       throw new SpindleError('BAD_MODULE', `the memory FS module does not compile (${(e as Error).message}); ${BUILD_HINT}`);
     }

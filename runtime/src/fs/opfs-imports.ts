@@ -9,6 +9,7 @@
  * out of bounds (a RangeError, which is a bug in the library, not the program's input).
  */
 import { Channel, CHUNK_BYTES, ERRNO, errorKey, OP, RESP_BYTES } from './opfs-channel.js';
+import { currentBuffer } from '../wasi/guest-memory.js';
 
 /** What a thread needs: the channel's buffer (WorkerInit.opfs). */
 export interface OpfsInit {
@@ -36,7 +37,7 @@ export function opfsAbsent(): Record<string, (...args: number[]) => number> {
 export function opfsImports(init: OpfsInit, memory: () => WebAssembly.Memory): Record<string, (...args: number[]) => number> {
   const ch = new Channel(init.channel);
   const empty = new Uint8Array(0);
-  const mem = (ptr: number, len: number): Uint8Array => new Uint8Array(memory().buffer, ptr >>> 0, len >>> 0);
+  const mem = (ptr: number, len: number): Uint8Array => new Uint8Array(currentBuffer(memory(), (ptr >>> 0) + (len >>> 0)), ptr >>> 0, len >>> 0);
   return {
     load(dir: number, dirLen: number, out: number): number {
       ch.lock();
@@ -44,7 +45,7 @@ export function opfsImports(init: OpfsInit, memory: () => WebAssembly.Memory): R
         ch.waitDone(ch.put(OP.LOAD, 0, mem(dir, dirLen), empty, empty));
         const r = ch.response();
         if (r.status !== 0) return r.status;
-        const v = new DataView(memory().buffer, out >>> 0, 8);
+        const v = new DataView(currentBuffer(memory(), (out >>> 0) + 8), out >>> 0, 8);
         v.setUint32(0, r.mount, true);
         v.setUint32(4, r.length, true);
         return 0;

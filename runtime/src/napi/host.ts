@@ -23,7 +23,7 @@
  */
 import { SpindleError } from '../errors.js';
 import { isWasiImport } from '../known-imports.js';
-import { loadProgram, loadProgramSync, type LoadedProgram } from '../load.js';
+import { loadProgram, loadProgramSync, readModuleSource, type LoadedProgram } from '../load.js';
 import { Program, type OutputOption } from '../program.js';
 import type { FsOptions } from '../fs/program-fs.js';
 import { memoryMountsOf, type MemoryMounts } from '../fs/memory-mounts.js';
@@ -116,7 +116,7 @@ export async function instantiate(np: NapiPlatform, input: WasmInput | Promise<W
     if (!source.ok) throw new SpindleError('ENOENT_MODULE', `cannot fetch ${source.url}: HTTP ${source.status}; check the URL`);
     source = new Uint8Array(await source.arrayBuffer());
   }
-  const loaded = await loadProgram(source as Exclude<WasmInput, Response>, isNapiImport, np.platform.readFile, undefined, undefined, 'reactor');
+  const loaded = await loadProgram(await readModuleSource(source as Exclude<WasmInput, Response>, np.platform.readFile), isNapiImport, undefined, 'reactor');
   // Memory mounts asked for by path: made now (the memory-FS module compiles asynchronously).
   const mounts = host.memoryMounts ? undefined : (host.mounts ?? np.hostOptionsFor(options.wasi).mounts);
   if (mounts?.length) host = { ...host, memoryMounts: memoryMountsOf(await MemFs.create({ mounts, readFile: np.platform.readFile })) };
@@ -191,7 +191,7 @@ class NapiSession {
     const h = this.host;
     this.program = new Program(this.loaded, {
       args: h.args, argv0: this.loaded.name, env: h.env, stdout: h.stdout, stderr: h.stderr, stdin: '',
-      threads: h.threads, maxThreads: h.maxThreads, optimize: false, memory,
+      threads: h.threads, maxThreads: h.maxThreads, memory,
       dirs: h.dirs, mounts: h.memoryMounts ? h.memoryMounts.guests : h.mounts, preload: h.preload, save: h.save,
     }, this.np.platform);
     const embed: NapiEmbed = { urls: this.emnapi.urls, channel: this.messages.name, filename: this.loaded.name };

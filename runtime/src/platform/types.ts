@@ -34,11 +34,6 @@ export interface Platform {
    * offers the rest again shortly. Returns a function that stops reading.
    */
   readStdin(onChunk: (bytes: Uint8Array) => number, onEnd: () => void): () => void;
-  /**
-   * Turns V8's optimizing tier on for wasm compiled from now on (process-wide, Node only);
-   * `eagerly`: also compile every function at compile time rather than at its first call.
-   */
-  preferOptimizingCompiler(eagerly: boolean): void;
   /** Host directories for the runtime's filesystem (Node); absent: `dirs` is refused. */
   readonly hostFs?: HostFsDriver;
   /** OPFS directories for the runtime's filesystem (browsers); absent: `opfs:` mounts are refused. */

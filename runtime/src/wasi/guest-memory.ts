@@ -10,7 +10,8 @@
  * - The cached views are only a fast path. Memory only grows and a shared buffer never detaches,
  *   so a cached view is always correct for the bytes it covers; an access past its end re-reads
  *   `memory.buffer` (another thread may have grown the memory, or a non-shared memory may have been
- *   replaced) before deciding EFAULT. This saves re-reading `memory.buffer` (tens of ns on a
+ *   replaced), refreshed with `memory.grow(0)` if it is still short (`currentBuffer`), before
+ *   deciding EFAULT. This saves re-reading `memory.buffer` (tens of ns on a
  *   growable shared memory) on every call.
  * - `range` may replace the cached views: always call it BEFORE reading `this.bytes`/`this.data`
  *   (never `this.data.getX(this.range(...))`, which would use the stale view).
@@ -21,6 +22,7 @@
  */
 import { ERRNO_FAULT, ERRNO_ILSEQ, IOVEC_SIZE } from './constants.js';
 import { fail } from './errno.js';
+import { isSharedBuffer } from '../shared-buffer.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });
@@ -67,7 +69,7 @@ export class GuestMemory {
     const start = ptr >>> 0;
     const end = start + (len >>> 0);
     if (end > this.bytes.length && end !== start) {
-      this.refresh();
+      this.refresh(end);
       if (end > this.bytes.length) fail(ERRNO_FAULT);
     }
     return start;
@@ -249,9 +251,24 @@ export class GuestMemory {
     return at;
   }
 
-  private refresh(): void {
-    const buffer = this.memory.buffer;
+  private refresh(end: number): void {
+    const buffer = currentBuffer(this.memory, end);
     this.bytes = new Uint8Array(buffer);
     this.data = new DataView(buffer);
   }
+}
+
+/**
+ * The memory's buffer, made to reach `end` if the memory does. V8 refreshes a thread's view of a
+ * shared memory that another thread grew lazily, in wasm (growth-guard.ts) and, since Chrome 149
+ * (crbug 492128992), in JS `memory.buffer` too: a buffer shorter than `end` is refreshed with
+ * `memory.grow(0)` (as emnapi #217 does) before the caller concludes that `end` is out of bounds.
+ * Only for a shared memory: on an unshared one, grow(0) would detach every view of the old buffer,
+ * and no other thread can have grown it.
+ */
+export function currentBuffer(memory: WebAssembly.Memory, end: number): ArrayBuffer {
+  const buffer = memory.buffer;
+  if (buffer.byteLength >= end || !isSharedBuffer(buffer) || typeof memory.grow !== 'function') return buffer;
+  memory.grow(0);
+  return memory.buffer;
 }

@@ -2,7 +2,9 @@
 // blocks (the heap grows: the allocator calls memory.grow), a second thread memsets and memcpys
 // each block (memory.fill, memory.copy) and checks it with plain loads and stores. On V8, the
 // consumer's view of the memory size is refreshed lazily, so without a refresh its bulk
-// operations trapped ("memory access out of bounds") on every run (docs/known-issues).
+// operations trapped ("memory access out of bounds") on every run (docs/known-issues). It also
+// has the host write into each fresh block (getentropy -> random_get), which needs the host's
+// JS view of the memory to reach it (Chrome 149+ refreshes that view lazily too).
 //
 // Built twice by tests/guests/build.sh: grow_consumer.wasm (wasi-libc's dlmalloc) and
 // grow_consumer_spindle_alloc.wasm (linked with libspindle-alloc.a).
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define BLOCK (256 * 1024)
 #define HALF (BLOCK / 2)
@@ -50,6 +53,11 @@ static void *consume(void *arg) {
   for (unsigned i = 0; i < n; i++) {
     unsigned char *b = take();
     if (!b) break;
+    // A WASI call that writes into the fresh block: the host's JS view of the memory must reach it.
+    if (getentropy(b + BLOCK - 16, 16) != 0) {
+      printf("block %u: getentropy failed\n", i);
+      exit(1);
+    }
     memset(b, (int)(i & 0xff), HALF);              // memory.fill
     b[HALF - 1] = (unsigned char)(i * 7);           // a plain store
     memcpy(b + HALF, b, HALF);                      // memory.copy, into fresh memory

@@ -131,7 +131,6 @@ export const browserPlatform: Platform = {
   readFd: () => ERRNO_BADF,
   // No host stdin in a page: a program that reads the default stdin sees end of input.
   readStdin: (_onChunk, onEnd) => { onEnd(); return () => {}; },
-  preferOptimizingCompiler: () => {},
   // OPFS mounts of the runtime's shared FS (`mounts: ['/data=opfs:DIR']`).
   opfs: opfsDriver,
 };

@@ -1,13 +1,13 @@
 /**
  * The Node.js platform: worker_threads workers (startable from any thread, including a worker
  * that then blocks: Node starts nested workers without the parent's event loop), synchronous
- * fd I/O with node:fs, V8 flags, and host directories for the runtime filesystem (`hostFs`).
+ * fd I/O with node:fs, and host directories for the runtime filesystem (`hostFs`). It never
+ * changes V8's flags (compile-policy.ts says why).
  */
 import { SHARE_ENV, Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { existsSync, readSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { setFlagsFromString } from 'node:v8';
 import { createRequire } from 'node:module';
 import type { Platform, WorkerHandle } from '../types.js';
 import type { WorkerInit } from '../../protocol.js';
@@ -29,6 +29,12 @@ const lazyRequire = createRequire(import.meta.url);
 /**
  * A pool worker never reads process.env (WASI's environment comes in its WorkerInit), so it
  * shares the owner's instead of getting a copy.
+ *
+ * A pool worker never ends while its program runs (pool-worker.ts serves until the exit is
+ * recorded), so any end of a worker is reported: `onFailure` records exit 1 with the message
+ * unless the program already has its status (then it changes nothing). Without the 'exit' report,
+ * a worker that died without an 'error' event (process.exit in it, killed) left the program
+ * waiting, and the CLI's event loop empty: Node exited 0 with the program's output missing.
  */
 function startWorker(init: WorkerInit, onFailure: (message: string) => void): WorkerHandle {
   // trackUnmanagedFds: false. By default Node closes, when a worker ends, every fd that worker
@@ -41,6 +47,8 @@ function startWorker(init: WorkerInit, onFailure: (message: string) => void): Wo
   const w = new Worker(script, { workerData: init, env: SHARE_ENV, stdout: false, stderr: false, trackUnmanagedFds: false });
   if (init.detached) w.unref();
   w.on('error', (e) => onFailure(`worker for slot ${init.slot} failed: ${e instanceof Error ? e.message : String(e)}`));
+  w.on('exit', (code) => onFailure(`worker for slot ${init.slot} stopped (exit code ${code}) while the program was running; `
+    + 'its thread cannot finish (was the worker killed, or out of memory?)'));
   return { terminate: async () => { await w.terminate(); } };
 }
 
@@ -91,25 +99,6 @@ function readStdin(onChunk: (bytes: Uint8Array) => number, onEnd: () => void): (
   return () => { if (timer) clearTimeout(timer); stdin.pause(); stdin.removeAllListeners(); stdin.unref?.(); };
 }
 
-let optimizing = false;
-let eager = false;
-function preferOptimizingCompiler(eagerly: boolean): void {
-  if (!optimizing) {
-    optimizing = true;
-    // V8 has no on-stack replacement for wasm: a long loop entered once stays in Liftoff
-    // (baseline) code. TurboFan only makes long-running threads run optimized code.
-    setFlagsFromString('--no-liftoff');
-  }
-  if (eagerly && !eager) {
-    eager = true;
-    // Lazy compilation would TurboFan-compile each function on its first call, on the calling
-    // thread, inside the program's time (measured: compute 0.71x -> 0.505x of --no-optimize at
-    // T=1). Eager compilation moves that into WebAssembly.compile, which costs a small program
-    // ~35 ms of start-up: worth it for threaded programs, so only they ask for it.
-    setFlagsFromString('--no-wasm-lazy-compilation');
-  }
-}
-
 export const nodePlatform: Platform = {
   hostFs: nodeHostFs,
   cpuCount: () => availableParallelism(),
@@ -119,5 +108,4 @@ export const nodePlatform: Platform = {
   writeFd,
   readFd,
   readStdin,
-  preferOptimizingCompiler,
 };

@@ -1,0 +1,65 @@
+/**
+ * The compile policy: the V8 flags a program's Node process should start with, chosen from the
+ * program's shape. Measured per Node line (bench/, README "Compile policy"):
+ *
+ *   shape                              flags            why
+ *   threaded, optimize (the default)   --no-liftoff     V8 has no on-stack replacement for wasm: a
+ *                                                       thread's long loop, entered once, would run
+ *                                                       baseline code for its whole life (math 2-2.5x
+ *                                                       slower on Node 20-26)
+ *   single-threaded                    none             V8's default tiering starts large modules
+ *                                                       fastest (lazy, baseline first), as node:wasi
+ *   --no-optimize                      none             the user asked for V8's default tiering
+ *
+ * Flags are process-wide and V8 supports them only at process start: changing the wasm tiering
+ * flags with `v8.setFlagsFromString` after start-up made Node 24 print nothing and exit 0, and
+ * Node 26 abort. So the runtime never changes them. The CLI starts Node again with the flags a
+ * program needs (relaunch.ts) when the process lacks them; an embedder of the library starts
+ * `node` with them itself (`nodeFlagsFor` says which).
+ * `--no-wasm-lazy-compilation` is never asked for: eager compilation starts large modules up to
+ * 5x slower, and on its own (without a kept-alive event loop) left Node 24+ exiting before the
+ * compile finished.
+ */
+
+import { isWasm, readImports } from './wasm-imports.js';
+
+/** What the policy looks at. */
+export interface ProgramShape {
+  /** The module imports wasi.thread-spawn. */
+  usesThreads: boolean;
+}
+
+/** The V8 flags (Node command-line options) a process running `shape` should start with. */
+export function nodeFlagsFor(shape: ProgramShape, optimize = true): readonly string[] {
+  return optimize && shape.usesThreads ? ['--no-liftoff'] : [];
+}
+
+/** The flags of `wanted` that this process was not started with (`execArgv`: process.execArgv). */
+export function missingFlags(wanted: readonly string[], execArgv: readonly string[]): string[] {
+  return wanted.filter((f) => !execArgv.includes(f));
+}
+
+/** The shape of a module's bytes; bytes that are not a readable module count as single-threaded
+ * (loading them then fails with the reason). */
+export function shapeOf(bytes: Uint8Array): ProgramShape {
+  try {
+    return { usesThreads: isWasm(bytes) && readImports(bytes).all.some((i) => i.module === 'wasi' && i.name === 'thread-spawn') };
+  } catch {
+    return { usesThreads: false };
+  }
+}
+
+/**
+ * `WebAssembly.compile` that keeps the event loop alive until it settles. V8 compiles on
+ * background threads and settles the promise from a task; a pending compile alone does not keep
+ * Node's event loop alive, so with nothing else pending (the CLI) Node 24 and 26 exited with
+ * status 0 before an eager compile finished. (Harmless in browsers.)
+ */
+export async function compileKeepingAlive(bytes: Uint8Array): Promise<WebAssembly.Module> {
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  try {
+    return await WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>);
+  } finally {
+    clearInterval(keepAlive);
+  }
+}

@@ -1,0 +1,497 @@
+/**
+ * Load-time rewrites that make threaded programs safe on V8, applied to a module whose memory 0
+ * is shared (load.ts: threaded programs; fs/memfs.ts: the memory FS module).
+ *
+ * 1. The growth guard. V8 refreshes a thread's view of a shared memory's size lazily. A thread
+ *    that runs `memory.fill`/`memory.copy`/`memory.init` (memset/memcpy in wasi-libc) over memory
+ *    another thread has just grown traps with "memory access out of bounds"
+ *    (tests/guests/c/grow_consumer.c: every run, in both tiers, Node 20-26 and Chromium). A
+ *    `memory.grow(0)` executed by that thread refreshes its view (a `memory.size` does not). One
+ *    costs 250-640 ns, so it runs only when an operation reaches past the highest end this thread
+ *    has seen. Every memory.fill/copy/init on memory 0 becomes a `call` of an inserted guard with
+ *    the same operands and no result:
+ *
+ *      guard(d, v|s, n):  if (d + n > known  [copy: or s + n > known])  known = memory.grow(0) * 64 KiB
+ *                         memory.fill / memory.copy / memory.init SEG   (the original operation)
+ *
+ *    `known` is an inserted mutable i64 global, initialised to the memory's declared initial
+ *    size. Globals are per instance and each thread is its own instance, so `known` is per
+ *    thread. Memory only grows, so a size once seen stays true. d + n is computed in i64: no wrap.
+ *
+ * 2. The wait wrapper. V8 11.3's baseline compiler (Liftoff, Node 20) loses the locals it keeps
+ *    in registers across `memory.atomic.wait32/64` (checked: a local set before the wait reads 0
+ *    after it; V8 12.4 is right). Rust's `thread::park` then compare-exchanges a wrong address
+ *    forever: std's channels hang on Node 20 in the baseline tier, on the emnapi stack too. A
+ *    call is a point where Liftoff saves its registers, so every wait becomes a `call` of an
+ *    inserted function that does the same wait (one per distinct memarg) and returns its result.
+ *    It costs one call per wait, on a path that blocks anyway.
+ *
+ * Invariants of the rewrite: nothing is renumbered (the new types, functions and global are
+ * appended after the existing ones), and a `call` that fits in the bytes of the instruction it
+ * replaces is written in place, padded with `nop`, so function bodies keep their sizes and byte
+ * offsets (DWARF, branch hints, trap offsets stay valid). Only when a call cannot fit (memory.fill
+ * is 3 bytes: a module with 16,384 functions or more) is the body re-encoded; branch-hint
+ * sections, whose offsets would then be stale, are dropped. A body the walker cannot follow
+ * (wasm-code.ts) leaves the whole module unchanged. A rewritten module carries a custom section
+ * `spindle.thread-guards`; such a module is not rewritten twice.
+ */
+import { CodeError, sitesOf, SiteKind, type Site } from './wasm-code.js';
+
+export interface GuardResult {
+  /** The rewritten module, or the original bytes when nothing was rewritten. */
+  bytes: Uint8Array;
+  /** Bulk memory instructions now guarded. */
+  bulk: number;
+  /** Atomic waits now wrapped. */
+  waits: number;
+  /** Function bodies that contained them. */
+  functions: number;
+  /** Why the module was left unchanged, when it was. */
+  unchanged?: string;
+}
+
+/** The custom section that marks a module as rewritten. */
+const MARKER = 'spindle.thread-guards';
+
+const PAGE_SHIFT = 16n;
+
+interface Section { id: number; /** content */ start: number; end: number; /** section id byte */ head: number }
+
+interface Layout {
+  sections: Section[];
+  types: number;
+  importedFuncs: number;
+  importedGlobals: number;
+  /** Memory 0: imported or defined. */
+  memory: { shared: boolean; is64: boolean; initial: bigint } | undefined;
+  definedFuncs: number;
+  definedGlobals: number;
+  code: Section | undefined;
+  /** The module carries the MARKER custom section. */
+  marked: boolean;
+}
+
+/** Adds the growth guard and the wait wrapper to `bytes` (see the file comment). Never throws. */
+export function guardThreads(bytes: Uint8Array): GuardResult {
+  const unchanged = (why: string): GuardResult => ({ bytes, bulk: 0, waits: 0, functions: 0, unchanged: why });
+  let layout: Layout;
+  try { layout = readLayout(bytes); } catch (e) { return unchanged(`unreadable module: ${(e as Error).message}`); }
+  const mem = layout.memory;
+  if (!mem || !mem.shared) return unchanged('memory 0 is not shared');
+  if (mem.is64) return unchanged('memory 0 is a 64-bit memory');
+  if (layout.marked) return unchanged('already rewritten');
+  if (!layout.code) return unchanged('no code');
+  let bodies: Body[];
+  try { bodies = guardedBodies(bytes, layout.code); } catch (e) {
+    if (e instanceof CodeError || e instanceof RangeError) return unchanged(`a function body could not be walked: ${e.message}`);
+    throw e;
+  }
+  if (bodies.length === 0) return unchanged('no bulk memory instruction or wait on memory 0');
+  const count = (wait: boolean): number => bodies.reduce((n, b) => n + b.sites.filter((s) => isWait(s) === wait).length, 0);
+  return { bytes: emit(bytes, layout, bodies), bulk: count(false), waits: count(true), functions: bodies.length };
+}
+
+// ---- reading ----------------------------------------------------------------------------------
+
+class Cursor {
+  constructor(readonly b: Uint8Array, public pos: number) {}
+  byte(): number {
+    if (this.pos >= this.b.length) throw new RangeError('truncated module');
+    return this.b[this.pos++]!;
+  }
+  u32(): number {
+    let r = 0, shift = 0, byte;
+    do { byte = this.byte(); if (shift < 35) r += (byte & 0x7f) * 2 ** shift; shift += 7; } while (byte & 0x80);
+    return r;
+  }
+  u64(): bigint {
+    let r = 0n, shift = 0n, byte;
+    do { byte = this.byte(); r |= BigInt(byte & 0x7f) << shift; shift += 7n; } while (byte & 0x80);
+    return r;
+  }
+  leb(): void { while (this.byte() & 0x80) { /* skip */ } }
+  skipName(): void { const n = this.u32(); this.pos += n; }
+  valType(): void { const t = this.byte(); if (t === 0x63 || t === 0x64) this.leb(); }
+  /** Limits: returns [flags, initial]. */
+  limits(): [number, bigint] {
+    const flags = this.byte();
+    const initial = this.u64();
+    if (flags & 0x01) this.u64();
+    return [flags, initial];
+  }
+}
+
+function readLayout(b: Uint8Array): Layout {
+  const c = new Cursor(b, 8);
+  const layout: Layout = {
+    sections: [], types: 0, importedFuncs: 0, importedGlobals: 0, memory: undefined, definedFuncs: 0, definedGlobals: 0,
+    code: undefined, marked: false,
+  };
+  while (c.pos < b.length) {
+    const head = c.pos;
+    const id = c.byte();
+    const size = c.u32();
+    const s: Section = { id, start: c.pos, end: c.pos + size, head };
+    if (s.end > b.length) throw new RangeError('truncated section');
+    layout.sections.push(s);
+    const body = new Cursor(b, s.start);
+    if (id === 1) layout.types = countTypes(body);
+    else if (id === 2) readImports(body, layout);
+    else if (id === 3) layout.definedFuncs = body.u32();
+    else if (id === 5 && !layout.memory && body.u32() > 0) layout.memory = memoryOf(body.limits());
+    else if (id === 6) layout.definedGlobals = body.u32();
+    else if (id === 10) layout.code = s;
+    else if (id === 0 && customName(b, s) === MARKER) layout.marked = true;
+    c.pos = s.end;
+  }
+  return layout;
+}
+
+function memoryOf([flags, initial]: [number, bigint]): Layout['memory'] {
+  return { shared: (flags & 0x02) !== 0, is64: (flags & 0x04) !== 0, initial };
+}
+
+/** Types defined by the type section (a GC `rec` group defines several). */
+function countTypes(c: Cursor): number {
+  const entries = c.u32();
+  let types = 0;
+  for (let i = 0; i < entries; i++) {
+    if (c.b[c.pos] === 0x4e) { // rec
+      c.pos++;
+      const n = c.u32();
+      for (let k = 0; k < n; k++) subType(c);
+      types += n;
+    } else {
+      subType(c);
+      types++;
+    }
+  }
+  return types;
+}
+
+function subType(c: Cursor): void {
+  const b = c.b[c.pos];
+  if (b === 0x50 || b === 0x4f) { // sub / sub final: supertypes, then the composite type
+    c.pos++;
+    const n = c.u32();
+    for (let i = 0; i < n; i++) c.u32();
+  }
+  const kind = c.byte();
+  if (kind === 0x60) { // func
+    for (let i = c.u32(); i > 0; i--) c.valType();
+    for (let i = c.u32(); i > 0; i--) c.valType();
+  } else if (kind === 0x5f) { // struct
+    for (let i = c.u32(); i > 0; i--) { c.valType(); c.byte(); }
+  } else if (kind === 0x5e) { // array
+    c.valType(); c.byte();
+  } else {
+    throw new RangeError(`unknown type form 0x${kind.toString(16)}`);
+  }
+}
+
+function readImports(c: Cursor, layout: Layout): void {
+  for (let i = c.u32(); i > 0; i--) {
+    c.skipName();
+    c.skipName();
+    const kind = c.byte();
+    switch (kind) {
+      case 0: c.u32(); layout.importedFuncs++; break;
+      case 1: c.valType(); c.limits(); break;
+      case 2: { const limits = c.limits(); layout.memory ??= memoryOf(limits); break; }
+      case 3: c.valType(); c.byte(); layout.importedGlobals++; break;
+      case 4: c.byte(); c.u32(); break;
+      default: throw new RangeError(`unknown import kind ${kind}`);
+    }
+  }
+}
+
+/** A function body with bulk operations: `head` is where its size LEB starts, `start` its content. */
+interface Body { index: number; head: number; start: number; end: number; sites: Site[] }
+
+const isWait = (s: Site): boolean => s.kind === SiteKind.Wait32 || s.kind === SiteKind.Wait64;
+
+/** The bodies of the code section that contain bulk operations on memory 0. */
+function guardedBodies(b: Uint8Array, code: Section): Body[] {
+  const c = new Cursor(b, code.start);
+  const out: Body[] = [];
+  const count = c.u32();
+  for (let i = 0; i < count; i++) {
+    const head = c.pos;
+    const size = c.u32();
+    const start = c.pos, end = c.pos + size;
+    if (end > code.end) throw new RangeError('truncated function body');
+    const sites = sitesOf(b, start, end).filter((site) => site.memories.every((m) => m === 0));
+    if (sites.length) out.push({ index: i, head, start, end, sites });
+    c.pos = end;
+  }
+  return out;
+}
+
+// ---- writing ----------------------------------------------------------------------------------
+
+function uleb(n: number): number[] {
+  const out: number[] = [];
+  do {
+    let byte = n & 0x7f;
+    n = Math.floor(n / 128);
+    if (n) byte |= 0x80;
+    out.push(byte);
+  } while (n);
+  return out;
+}
+
+function sleb(n: bigint): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const byte = Number(n & 0x7fn);
+    n >>= 7n;
+    if ((n === 0n && !(byte & 0x40)) || (n === -1n && byte & 0x40)) { out.push(byte); return out; }
+    out.push(byte | 0x80);
+  }
+}
+
+const I32 = 0x7f;
+const I64 = 0x7e;
+
+/** An inserted function: a guarded bulk operation or a wrapped wait (one per distinct memarg). */
+interface Guard { key: string; site: Site; index: number }
+
+/** Guards that share a key share a function. */
+function keyOf(b: Uint8Array, site: Site): string {
+  if (site.kind === SiteKind.Init) return `init${site.segment}`;
+  if (isWait(site)) return `wait${site.kind}:${b.subarray(site.memarg, site.end).join(',')}`;
+  return String(site.kind);
+}
+
+/** Assigns an inserted function to every distinct key used; returns them in index order. */
+function guardsFor(b: Uint8Array, bodies: Body[], firstIndex: number): Map<string, Guard> {
+  const guards = new Map<string, Guard>();
+  for (const body of bodies) {
+    for (const site of body.sites) {
+      const key = keyOf(b, site);
+      if (!guards.has(key)) guards.set(key, { key, site, index: firstIndex + guards.size });
+    }
+  }
+  return guards;
+}
+
+/** The function types the inserted functions use, appended to the type section. */
+const BULK_TYPE = [0x60, 3, I32, I32, I32, 0];
+const WAIT32_TYPE = [0x60, 3, I32, I32, I64, 1, I32];
+const WAIT64_TYPE = [0x60, 3, I32, I64, I64, 1, I32];
+const typeOf = (site: Site): number[] => (site.kind === SiteKind.Wait32 ? WAIT32_TYPE : site.kind === SiteKind.Wait64 ? WAIT64_TYPE : BULK_TYPE);
+
+/** The body of an inserted function. */
+function guardBody(b: Uint8Array, g: Guard, known: number): number[] {
+  const get = (i: number): number[] => [0x20, i];
+  const args = [...get(0), ...get(1), ...get(2)];
+  const site = g.site;
+  if (isWait(site)) return [0x00 /* no locals */, ...args, 0xfe, site.kind & 0xff, ...b.subarray(site.memarg, site.end), 0x0b];
+  const extend = 0xad; // i64.extend_i32_u
+  const reach = (ptr: number[]): number[] => [...ptr, extend, ...get(2), extend, 0x7c /* i64.add */, 0x23, ...uleb(known), 0x56 /* i64.gt_u */];
+  // copy reaches max(d, s) + n
+  const maxDs = [...get(0), ...get(1), ...get(0), ...get(1), 0x4b /* i32.gt_u */, 0x1b /* select */];
+  const test = site.kind === SiteKind.Copy ? reach(maxDs) : reach(get(0));
+  const refresh = [0x41, 0x00, 0x40, 0x00 /* memory.grow 0 (by 0 pages) */, extend, 0x42, ...sleb(PAGE_SHIFT), 0x86 /* i64.shl */, 0x24, ...uleb(known)];
+  const operation = site.kind === SiteKind.Fill ? [0xfc, SiteKind.Fill, 0x00]
+    : site.kind === SiteKind.Copy ? [0xfc, SiteKind.Copy, 0x00, 0x00]
+      : [0xfc, SiteKind.Init, ...uleb(site.segment), 0x00];
+  return [0x00 /* no locals */, ...test, 0x04, 0x40, ...refresh, 0x0b, ...args, ...operation, 0x0b];
+}
+
+/** The `call` that replaces each site, in order, for every body. */
+function callsFor(b: Uint8Array, bodies: Body[], guards: Map<string, Guard>): number[][][] {
+  const encoded = new Map<string, number[]>();
+  for (const [key, g] of guards) encoded.set(key, [0x10, ...uleb(g.index)]);
+  return bodies.map((body) => body.sites.map((site) => encoded.get(keyOf(b, site))!));
+}
+
+/** Writes `call` over the instruction [at, end) and pads the rest with `nop`. */
+function patchCall(out: Uint8Array, at: number, end: number, call: readonly number[]): void {
+  for (let i = 0; i < call.length; i++) out[at + i] = call[i]!;
+  out.fill(0x01 /* nop */, at + call.length, end);
+}
+
+function concat(parts: readonly (Uint8Array | number[])[]): Uint8Array {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let at = 0;
+  for (const p of parts) { out.set(p, at); at += p.length; }
+  return out;
+}
+
+function section(id: number, content: Uint8Array | number[]): Uint8Array {
+  return concat([[id, ...uleb(content.length)], content]);
+}
+
+/** A vector section's content with `extra` entries appended (the count is rewritten). */
+function appendEntries(b: Uint8Array, s: Section | undefined, extra: readonly number[][]): Uint8Array {
+  if (!s) return concat([uleb(extra.length), ...extra]);
+  const c = new Cursor(b, s.start);
+  const count = c.u32();
+  return concat([uleb(count + extra.length), b.subarray(c.pos, s.end), ...extra]);
+}
+
+/** Section order of the binary format (custom sections may sit anywhere). */
+const ORDER = [1, 2, 3, 4, 5, 13, 6, 7, 8, 9, 12, 10, 11];
+const rank = (id: number): number => ORDER.indexOf(id);
+
+function emit(b: Uint8Array, layout: Layout, bodies: Body[]): Uint8Array {
+  const guardMap = guardsFor(b, bodies, layout.importedFuncs + layout.definedFuncs);
+  const guards = [...guardMap.values()];
+  const newTypes = [...new Set(guards.map((g) => typeOf(g.site)))];
+  const known = layout.importedGlobals + layout.definedGlobals;
+  const find = (id: number): Section | undefined => layout.sections.find((s) => s.id === id);
+
+  const initial = layout.memory!.initial << PAGE_SHIFT;
+  const globalEntry = [I64, 0x01, 0x42, ...sleb(initial), 0x0b];
+  const code = codeSection(b, layout.code!, bodies, callsFor(b, bodies, guardMap), guards.map((g) => guardBody(b, g, known)));
+  const whole = (content: Uint8Array): Parts => ({ parts: [content], length: content.length, resized: false });
+  const replaced = new Map<number, Parts>([
+    [1, whole(appendEntries(b, find(1), newTypes))],
+    [3, whole(appendEntries(b, find(3), guards.map((g) => uleb(layout.types + newTypes.indexOf(typeOf(g.site))))))],
+    [6, whole(appendEntries(b, find(6), [globalEntry]))],
+    [10, code],
+  ]);
+  const out: (Uint8Array | number[])[] = [b.subarray(0, 8)];
+  let offset = 8;
+  const patches: [Parts, number][] = [];
+  const push = (part: Uint8Array | number[]): void => { out.push(part); offset += part.length; };
+  const pushSection = (id: number, content: Parts): void => {
+    push([id, ...uleb(content.length)]);
+    if (content.patch) patches.push([content, offset]);
+    for (const part of content.parts) push(part);
+  };
+  const pending = new Set(replaced.keys());
+  for (const s of layout.sections) {
+    // A section we add goes before the first standard section that must follow it.
+    if (s.id !== 0) {
+      for (const id of [...pending]) {
+        if (!find(id) && rank(id) < rank(s.id)) { pushSection(id, replaced.get(id)!); pending.delete(id); }
+      }
+    }
+    if (replaced.has(s.id)) {
+      pushSection(s.id, replaced.get(s.id)!);
+      pending.delete(s.id);
+    } else if (s.id === 0) {
+      const custom = customSection(b, s, code.resized, guards);
+      if (custom) push(custom);
+    } else {
+      push(b.subarray(s.head, s.end));
+    }
+  }
+  for (const id of pending) pushSection(id, replaced.get(id)!);
+  push(section(0, [...uleb(MARKER.length), ...new TextEncoder().encode(MARKER), 1 /* version */]));
+  const module = concat(out);
+  for (const [content, at] of patches) content.patch!(module, at);
+  return module;
+}
+
+/** A section's new content as parts (not yet copied), and the writes to make once they are. */
+interface Parts {
+  parts: (Uint8Array | number[])[];
+  length: number;
+  /** Writes over the copied content, given the output offset where the content starts. */
+  patch?: (out: Uint8Array, at: number) => void;
+  /** A function body changed size. */
+  resized: boolean;
+}
+
+/**
+ * The new code section. When every call fits in place (the usual case), it is the old content,
+ * copied once with the rest of the module, then patched: the calls written over the operations,
+ * the guard bodies appended. Otherwise each changed body is re-encoded.
+ */
+function codeSection(b: Uint8Array, code: Section, bodies: Body[], calls: number[][][], added: number[][]): Parts {
+  const c = new Cursor(b, code.start);
+  const count = c.u32();
+  const countBytes = uleb(count + added.length);
+  const tail: number[][] = added.flatMap((body) => [uleb(body.length), body]);
+  const fits = bodies.every((body, i) => body.sites.every((op, k) => calls[i]![k]!.length <= op.end - op.at));
+  if (fits) {
+    const parts = [countBytes, b.subarray(c.pos, code.end), ...tail];
+    const shift = countBytes.length - c.pos; // an old position -> its offset in the new content
+    const patchAll = (out: Uint8Array, at: number): void => {
+      bodies.forEach((body, i) => body.sites.forEach((op, k) => patchCall(out, at + shift + op.at, at + shift + op.end, calls[i]![k]!)));
+    };
+    return { parts, length: lengthOf(parts), patch: patchAll, resized: false };
+  }
+  const parts: (Uint8Array | number[])[] = [countBytes];
+  let copyFrom = c.pos;
+  bodies.forEach((body, i) => {
+    parts.push(b.subarray(copyFrom, body.head));
+    const pieces: (Uint8Array | number[])[] = [];
+    let from = body.start;
+    body.sites.forEach((op, k) => { pieces.push(b.subarray(from, op.at), calls[i]![k]!); from = op.end; });
+    pieces.push(b.subarray(from, body.end));
+    parts.push(uleb(lengthOf(pieces)), ...pieces);
+    copyFrom = body.end;
+  });
+  parts.push(b.subarray(copyFrom, code.end), ...tail);
+  return { parts, length: lengthOf(parts), resized: true };
+}
+
+function lengthOf(parts: readonly (Uint8Array | number[])[]): number {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  return n;
+}
+
+/**
+ * A custom section as it goes into the rewritten module: the `name` section also names the guard
+ * functions; branch hints are dropped when a body changed size (their offsets would be stale).
+ */
+function customSection(b: Uint8Array, s: Section, resized: boolean, guards: Guard[]): Uint8Array | null {
+  const c = new Cursor(b, s.start);
+  const nameLen = c.u32();
+  const name = customName(b, s);
+  if (resized && name.startsWith('metadata.code.')) return null;
+  if (name !== 'name') return b.subarray(s.head, s.end);
+  try {
+    return section(0, concat([b.subarray(s.start, c.pos + nameLen), namesWithGuards(b, c.pos + nameLen, s.end, guards)]));
+  } catch {
+    return b.subarray(s.head, s.end); // an unreadable name section stays as it was
+  }
+}
+
+/** A custom section's name. */
+function customName(b: Uint8Array, s: Section): string {
+  const c = new Cursor(b, s.start);
+  const n = c.u32();
+  return new TextDecoder().decode(b.subarray(c.pos, Math.min(c.pos + n, s.end)));
+}
+
+/** The name section's subsections, with the guard functions added to the function names (id 1). */
+function namesWithGuards(b: Uint8Array, from: number, end: number, guards: Guard[]): Uint8Array {
+  const enc = new TextEncoder();
+  const label = (site: Site): string => ({
+    [SiteKind.Fill]: 'growth_guard.fill', [SiteKind.Copy]: 'growth_guard.copy', [SiteKind.Init]: `growth_guard.init${site.segment}`,
+    [SiteKind.Wait32]: 'wait32', [SiteKind.Wait64]: 'wait64',
+  })[site.kind];
+  const entries = guards.map((g) => {
+    const n = enc.encode(`spindle.${label(g.site)}`);
+    return [...uleb(g.index), ...uleb(n.length), ...n];
+  });
+  const parts: (Uint8Array | number[])[] = [];
+  const c = new Cursor(b, from);
+  let added = false;
+  while (c.pos < end) {
+    const head = c.pos;
+    const id = c.byte();
+    const size = c.u32();
+    const subEnd = c.pos + size;
+    if (subEnd > end) throw new RangeError('truncated name subsection');
+    if (id === 1) {
+      const content = appendEntries(b, { id, start: c.pos, end: subEnd, head }, entries);
+      parts.push([1, ...uleb(content.length)], content);
+      added = true;
+    } else {
+      if (id > 1 && !added) { const content = appendEntries(b, undefined, entries); parts.push([1, ...uleb(content.length)], content); added = true; }
+      parts.push(b.subarray(head, subEnd));
+    }
+    c.pos = subEnd;
+  }
+  if (!added) { const content = appendEntries(b, undefined, entries); parts.push([1, ...uleb(content.length)], content); }
+  return concat(parts);
+}

@@ -1,0 +1,207 @@
+// The load-time rewrite of threaded programs (src/thread-guards.ts, src/wasm-code.ts): the
+// growth guard around memory.fill/copy/init and the wrapper around atomic waits.
+//   - every module the repository builds round-trips: rewritten, it validates, keeps every
+//     function, has no unguarded site left, and is marked so it is not rewritten twice (the
+//     guest suites then run every threaded guest rewritten);
+//   - the walker follows every instruction family (SIMD, atomics, GC, both exception handling
+//     encodings, tail calls, typed references, multi-memory memargs);
+//   - a guarded operation does what the operation did (same bytes, same trap when out of bounds);
+//   - a wrapped wait keeps the caller's locals on Node 20's baseline compiler (its bug).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { guardThreads } from '../dist/thread-guards.js';
+import { sitesOf, walkBody } from '../dist/wasm-code.js';
+import { ModuleBuilder, op, uleb } from './fixtures/wasm-builder.mjs';
+import { repoRoot, runtimeDir } from './helpers.mjs';
+
+/** Every .wasm the build produced that a runtime test runs (guests, fs and alloc tests, the memory FS module). */
+function builtModules() {
+  const roots = [join(repoRoot, 'build', 'guests'), join(repoRoot, 'build', 'tests'), join(runtimeDir, 'dist')];
+  const out = [];
+  const walk = (dir) => {
+    for (const e of readdirSync(dir)) {
+      const p = join(dir, e);
+      if (statSync(p).isDirectory()) { if (e !== 'cargo-target' && !e.startsWith('.')) walk(p); } else if (e.endsWith('.wasm')) out.push(p);
+    }
+  };
+  for (const r of roots) if (existsSync(r)) walk(r);
+  return out;
+}
+
+/** The code section's bodies: [start, end) of each. */
+function bodies(b) {
+  let p = 8;
+  const leb = () => { let v = 0, s = 0, x; do { x = b[p++]; v += (x & 0x7f) * 2 ** s; s += 7; } while (x & 0x80); return v; };
+  while (p < b.length) {
+    const id = b[p++];
+    const size = leb();
+    const end = p + size;
+    if (id === 10) {
+      const out = [];
+      for (let n = leb(); n > 0; n--) { const len = leb(); out.push([p, p + len]); p += len; }
+      return out;
+    }
+    p = end;
+  }
+  return [];
+}
+
+describe('every module of the repository round-trips through the rewrite', () => {
+  const modules = builtModules();
+  test('the build produced modules to check', () => assert.ok(modules.length >= 50, `only ${modules.length} modules found under build/`));
+  for (const file of modules) {
+    const name = file.slice(repoRoot.length + 1);
+    test(name, () => {
+      const original = new Uint8Array(readFileSync(file));
+      const r = guardThreads(original);
+      if (r.unchanged) {
+        // Only modules without a shared memory 0 or without any site are left alone.
+        assert.match(r.unchanged, /not shared|no bulk memory instruction or wait/);
+        return;
+      }
+      assert.ok(WebAssembly.validate(r.bytes), `${name}: the rewritten module does not validate`);
+      const before = bodies(original), after = bodies(r.bytes);
+      const inserted = after.length - before.length;
+      assert.ok(inserted >= 1 && inserted <= 3 + 64, `${inserted} functions inserted`);
+      // No site is left outside the inserted functions, and their own sites are one each.
+      const left = after.slice(0, before.length).reduce((n, [s, e]) => n + sitesOf(r.bytes, s, e).length, 0);
+      assert.equal(left, 0, `${left} unguarded sites left`);
+      for (const [s, e] of after.slice(before.length)) assert.equal(sitesOf(r.bytes, s, e).length, 1);
+      assert.equal(r.bulk + r.waits, before.reduce((n, [s, e]) => n + sitesOf(original, s, e).filter((x) => x.memories.every((m) => m === 0)).length, 0));
+      assert.equal(guardThreads(r.bytes).unchanged, 'already rewritten');
+    });
+  }
+});
+
+// ---- the walker on every instruction family ---------------------------------------------------
+
+/**
+ * Instruction sequences, one instruction per array, as the spec encodes them. A body made of
+ * them must walk with a boundary at every instruction and end exactly at its end.
+ */
+const FAMILIES = {
+  'control, br_table, select t': [[0x02, 0x40], [0x03, 0x7f], [0x41, 0x01], [0x0e, 0x02, 0x00, 0x01, 0x00], [0x0b], [0x1a], [0x0b],
+    [0x41, 0x00], [0x41, 0x01], [0x41, 0x00], [0x1c, 0x01, 0x7f], [0x1a]],
+  'block type by index (s33)': [[0x02, 0x80, 0x01], [0x0b]],
+  'constants': [[0x41, 0xff, 0xff, 0xff, 0xff, 0x07], [0x1a], [0x42, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x7f], [0x1a],
+    [0x43, 0, 0, 0x80, 0x3f], [0x1a], [0x44, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f], [0x1a]],
+  'memory, multi-memory memarg, memory64 offset': [[0x41, 0x00], [0x28, 0x02, 0x08], [0x1a], [0x41, 0x00], [0x28, 0x42, 0x01, 0x08], [0x1a],
+    [0x41, 0x00], [0x29, 0x03, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01], [0x1a], [0x3f, 0x00], [0x40, 0x00], [0x1a]],
+  'bulk memory and tables': [[0x41, 0], [0x41, 0], [0x41, 0], [0xfc, 0x08, 0x00, 0x00], [0xfc, 0x09, 0x00], [0x41, 0], [0x41, 0], [0x41, 0],
+    [0xfc, 0x0a, 0x00, 0x00], [0x41, 0], [0x41, 0], [0x41, 0], [0xfc, 0x0b, 0x00], [0xfc, 0x0c, 0x00, 0x00], [0xfc, 0x0d, 0x00],
+    [0xfc, 0x0e, 0x00, 0x00], [0xfc, 0x0f, 0x00], [0xfc, 0x10, 0x00], [0xfc, 0x11, 0x00], [0xfc, 0x00], [0xfc, 0x13]],
+  'SIMD': [[0xfd, 0x0c, ...new Array(16).fill(1)], [0xfd, 0x0d, ...new Array(16).fill(0)], [0xfd, 0x15, 0x03], [0xfd, 0x00, 0x04, 0x00],
+    [0xfd, 0x54, 0x00, 0x00, 0x07], [0xfd, 0x5c, 0x02, 0x00], [0xfd, 0x62], [0xfd, 0xff, 0x01], [0xfd, 0x80, 0x02]],
+  'atomics': [[0xfe, 0x00, 0x02, 0x00], [0xfe, 0x01, 0x02, 0x10], [0xfe, 0x02, 0x03, 0x00], [0xfe, 0x03, 0x00], [0xfe, 0x10, 0x02, 0x00],
+    [0xfe, 0x4e, 0x03, 0x08]],
+  'reference types, typed references, tail calls': [[0xd0, 0x70], [0xd1], [0xd2, 0x00], [0x25, 0x00], [0x26, 0x00], [0x14, 0x00], [0x15, 0x00],
+    [0xd4], [0xd5, 0x00], [0xd6, 0x00], [0x12, 0x00], [0x13, 0x00, 0x00], [0xd3]],
+  'GC': [[0xfb, 0x00, 0x01], [0xfb, 0x01, 0x01], [0xfb, 0x02, 0x01, 0x00], [0xfb, 0x05, 0x01, 0x00], [0xfb, 0x06, 0x02], [0xfb, 0x08, 0x02, 0x03],
+    [0xfb, 0x09, 0x02, 0x00], [0xfb, 0x0f], [0xfb, 0x11, 0x02, 0x02], [0xfb, 0x14, 0x6e], [0xfb, 0x17, 0x01], [0xfb, 0x18, 0x01, 0x00, 0x6e, 0x01],
+    [0xfb, 0x1a], [0xfb, 0x1c], [0xfb, 0x1e]],
+  'exceptions, legacy encoding': [[0x06, 0x40], [0x08, 0x00], [0x07, 0x00], [0x19], [0x09, 0x00], [0x0b], [0x06, 0x40], [0x18, 0x00]],
+  'exceptions, exnref encoding': [[0x1f, 0x40, 0x04, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x02, 0x00, 0x03, 0x00], [0x0b], [0x0a]],
+};
+
+describe('the walker follows every instruction family', () => {
+  for (const [family, instructions] of Object.entries(FAMILIES)) {
+    test(family, () => {
+      const code = [0x01, 0x02, 0x7f, ...instructions.flat(), 0x0b]; // locals: 2 x i32
+      const body = Uint8Array.from(code);
+      const expected = [];
+      let at = 3;
+      for (const i of instructions) { expected.push(at); at += i.length; }
+      expected.push(at); // the function's end
+      const seen = [];
+      walkBody(body, 0, body.length, null, (p) => seen.push(p));
+      assert.deepEqual(seen, expected);
+    });
+  }
+
+  test('a body that does not end where its size says is refused (the module is left unchanged)', () => {
+    const body = Uint8Array.from([0x00, 0x41, 0x80, 0x80, 0x0b]); // a LEB128 runs past the end
+    assert.throws(() => walkBody(body, 0, body.length, null), /function|LEB|end/);
+  });
+});
+
+// ---- behaviour of guarded modules ------------------------------------------------------------
+
+/**
+ * A module with a shared memory of 1..4 pages and exports fill(d, v, n), copy(d, s, n),
+ * init(d, s, n) of a passive segment "spindle!", and grow(pages).
+ */
+function bulkModule() {
+  const m = new ModuleBuilder();
+  m.importMemory('env', 'memory', { initial: 1, maximum: 4, shared: true });
+  const seg = m.passiveData('spindle!');
+  const args = [...op.localGet(0), ...op.localGet(1), ...op.localGet(2)];
+  m.exportFunc('fill', m.func(['i32', 'i32', 'i32'], [], [...args, 0xfc, 0x0b, 0x00]));
+  m.exportFunc('copy', m.func(['i32', 'i32', 'i32'], [], [...args, 0xfc, 0x0a, 0x00, 0x00]));
+  m.exportFunc('init', m.func(['i32', 'i32', 'i32'], [], [...args, 0xfc, 0x08, ...uleb(seg), 0x00]));
+  m.exportFunc('grow', m.func(['i32'], ['i32'], [...op.localGet(0), 0x40, 0x00]));
+  return m.build();
+}
+
+describe('a guarded operation does what the operation does', () => {
+  const original = bulkModule();
+  const guarded = guardThreads(original);
+  const instance = (bytes) => {
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 4, shared: true });
+    return { memory, x: new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports };
+  };
+
+  test('the module was rewritten: 3 bulk operations guarded', () => {
+    assert.equal(guarded.unchanged, undefined);
+    assert.deepEqual({ bulk: guarded.bulk, waits: guarded.waits, functions: guarded.functions }, { bulk: 3, waits: 0, functions: 3 });
+  });
+
+  test('fill, overlapping copy and init leave the same bytes as the unguarded module', () => {
+    const results = [original, guarded.bytes].map((bytes) => {
+      const { memory, x } = instance(bytes);
+      x.grow(1);
+      x.fill(65530, 7, 20); // across the page boundary, into the grown page
+      x.init(100, 0, 8);
+      x.copy(102, 100, 8); // overlapping, forward
+      x.copy(70000, 65530, 16);
+      return Buffer.from(new Uint8Array(memory.buffer, 0, 2 * 65536)).toString('base64');
+    });
+    assert.equal(results[1], results[0]);
+  });
+
+  test('out of bounds still traps as the operation does', () => {
+    for (const bytes of [original, guarded.bytes]) {
+      const { x } = instance(bytes);
+      assert.throws(() => x.fill(65536 - 4, 1, 8), (e) => e instanceof WebAssembly.RuntimeError && /out of bounds/.test(e.message));
+      assert.throws(() => x.copy(0, 65530, 16), (e) => e instanceof WebAssembly.RuntimeError && /out of bounds/.test(e.message));
+      assert.throws(() => x.init(65535, 0, 8), (e) => e instanceof WebAssembly.RuntimeError && /out of bounds/.test(e.message));
+    }
+  });
+});
+
+describe('a wrapped wait keeps the caller\'s locals on the baseline compiler', () => {
+  // f(p): two locals set before a memory.atomic.wait32 that times out at once, read after it.
+  // V8 11.3's Liftoff (Node 20) lost them across the wait: f returned 41 instead of 149.
+  const m = new ModuleBuilder();
+  m.importMemory('env', 'memory', { initial: 1, maximum: 2, shared: true });
+  m.exportFunc('f', m.func(['i32'], ['i32'], [
+    ...op.i32(41), 0x21, 1, // local.set 1
+    ...op.localGet(0), ...op.i32(8), 0x6a, 0x21, 2, // local.set 2 = p + 8
+    ...op.localGet(0), ...op.i32(-1), 0x42, 0x00, 0xfe, 0x01, 0x02, 0x00, 0x1a, // wait32(p, -1, timeout 0); drop
+    ...op.localGet(1), ...op.localGet(2), 0x6a,
+  ], ['i32', 'i32']));
+  const original = m.build();
+  const guarded = guardThreads(original);
+
+  test('the wait was wrapped', () => assert.deepEqual({ bulk: guarded.bulk, waits: guarded.waits }, { bulk: 0, waits: 1 }));
+
+  test('f(100) is 149 in the baseline tier (node --liftoff-only), rewritten', () => {
+    const script = `const m = new WebAssembly.Memory({ initial: 1, maximum: 2, shared: true });
+      const i = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(process.argv[1], 'base64')), { env: { memory: m } });
+      console.log(i.exports.f(100));`;
+    const r = spawnSync(process.execPath, ['--liftoff-only', '-e', script, Buffer.from(guarded.bytes).toString('base64')], { encoding: 'utf8' });
+    assert.equal(r.stdout.trim(), '149', r.stderr);
+  });
+});
