@@ -21,6 +21,8 @@ import * as firstOutput from '../runtime/experiments/first-output.mjs';
 import * as optimizingTier from '../runtime/experiments/optimizing-tier.mjs';
 import * as browser from '../browser/experiment.mjs';
 import * as browserOpfs from '../browser/opfs.mjs';
+import * as nodeLines from '../hosts/node-lines.mjs';
+import * as largeModule from '../hosts/large-module.mjs';
 
 const RUNTIME_NEEDS = ['programs', 'peers'];
 
@@ -41,6 +43,8 @@ export async function loadRegistry() {
       ...optimizingTier, needs: RUNTIME_NEEDS, source: 'bench/runtime/experiments/optimizing-tier.mjs',
       charts: [{ file: 'optimizing-tier.svg', kind: 'lines', title: 'Optimizing tier up front: math compute time', metric: 'compute' }],
     },
+    { ...nodeLines, source: 'bench/hosts/node-lines.mjs' },
+    { ...largeModule, source: 'bench/hosts/large-module.mjs' },
     { ...fsNative, source: 'bench/fs-native/experiment.mjs' },
     { ...browser, source: 'bench/browser/experiment.mjs' },
     { ...browserOpfs, source: 'bench/browser/opfs.mjs' },
