@@ -201,7 +201,7 @@ function codeSizeRows(out) {
   return rows;
 }
 
-/** Issue 3's scaling goals where this run measures them (ring workload). */
+/** The allocator's scaling goals (ring workload: T=1 against dlmalloc, throughput as threads grow) where this run measures them. */
 export function goals(rows) {
   const ms = (config, t) => rows.find((r) => r.variant === `ring T=${t}` && r.config === config && r.metric === 'ms');
   const out = [];

@@ -228,7 +228,7 @@ function goal(label, value, op, target, unit = '') {
   return `fs ${label}: ${fmt(value)}${unit} (goal ${op} ${target}${unit}): ${met ? 'met' : 'NOT met'}`;
 }
 
-/** Issue 5's goals from the medians of one run. */
+/** The filesystem goals (in-program FS scaling and speed against the baselines) from the medians of one run. */
 export function goals(rows) {
   const m = (variant, config) => med(rows, variant, config);
   const t1 = m('T=1', 'spindle-inprogram'), t2 = m('T=2', 'spindle-inprogram');

@@ -1,4 +1,4 @@
-/* Host-directory operations one at a time, timed inside the program (the issue 14 bench):
+/* Host-directory operations one at a time, timed inside the program (the host-directory confinement bench):
  *   open1   open + close of an existing file in the preopen ("f")
  *   open3   the same three components down ("a/b/f")
  *   stat1   stat of "f";  stat3  stat of "a/b/f"

@@ -1,4 +1,4 @@
-// Host-directory bench (issue 14): the same programs on the runtime under test and on a baseline
+// Host-directory bench (confinement by construction): the same programs on the runtime under test and on a baseline
 // runtime (another commit, built by build-base.sh), interleaved run by run, on tmpfs:
 //   ops.c      open / stat of 1- and 3-component paths, create, a 16-byte pwrite (ns per operation)
 //   workload   bench/fs's reference workload on --dir (create+write 1 KiB+close, open+read+close,
