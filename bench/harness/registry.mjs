@@ -23,6 +23,7 @@ import * as browser from '../browser/experiment.mjs';
 import * as browserOpfs from '../browser/opfs.mjs';
 import * as nodeLines from '../hosts/node-lines.mjs';
 import * as largeModule from '../hosts/large-module.mjs';
+import * as hostdir from '../hostdir/experiment.mjs';
 
 const RUNTIME_NEEDS = ['programs', 'peers'];
 
@@ -45,6 +46,7 @@ export async function loadRegistry() {
     },
     { ...nodeLines, source: 'bench/hosts/node-lines.mjs' },
     { ...largeModule, source: 'bench/hosts/large-module.mjs' },
+    { ...hostdir, source: 'bench/hostdir/experiment.mjs' },
     { ...fsNative, source: 'bench/fs-native/experiment.mjs' },
     { ...browser, source: 'bench/browser/experiment.mjs' },
     { ...browserOpfs, source: 'bench/browser/opfs.mjs' },

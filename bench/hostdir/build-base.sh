@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the runtime of another commit (the baseline of run.mjs) in a scratch git worktree:
+# Builds the runtime of another commit (the baseline of the hostdir experiment, --param hostdir.baseline=DIR) in a scratch git worktree:
 #   bash bench/hostdir/build-base.sh COMMIT DIR     -> prints DIR/runtime/dist/cli.js
 # DIR must not exist yet (or be such a worktree already); the worktree borrows this checkout's
 # runtime/node_modules (TypeScript, esbuild). Remove it with: git worktree remove --force DIR
