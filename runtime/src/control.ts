@@ -81,6 +81,17 @@ export class Control {
   get exitCode(): number { return Atomics.load(this.words, EXIT_CODE); }
 
   /**
+   * The exit status once the exit is published (an exit being recorded is published right after
+   * its last words). Blocks: only where waiting is allowed (a worker), and only once `exited`.
+   */
+  waitExitCode(): number {
+    for (let s = Atomics.load(this.words, STATE); s !== STATE_EXITED; s = Atomics.load(this.words, STATE)) {
+      Atomics.wait(this.words, STATE, s);
+    }
+    return this.exitCode;
+  }
+
+  /**
    * Records the program's exit status; the first caller wins, later calls change nothing.
    * `lastWords` (e.g. writing a trap message) runs after this call has won but before the exit
    * is published, so the main thread cannot end the program before those bytes are written.

@@ -39,7 +39,10 @@ export function serve(init: WorkerInit, platform: Platform, hooks?: InstanceHook
     const tid = ctl.words[ctl.slotWord(init.slot, 1)]!;
     const arg = ctl.words[ctl.slotWord(init.slot, 2)]!;
     Atomics.store(ctl.words, cmdWord, CMD_NONE);
-    if (!runThread(thread, ctl, stdio, cmd === CMD_RUN_MAIN ? 0 : tid, arg)) return;
+    if (!runThread(thread, ctl, stdio, cmd === CMD_RUN_MAIN ? 0 : tid, arg)) {
+      hooks?.programEnded?.(ctl.waitExitCode());
+      return;
+    }
     ctl.beginPreparing();
   }
 }

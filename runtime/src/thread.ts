@@ -116,6 +116,11 @@ export interface WasmThread {
  */
 export interface InstanceHooks {
   instantiate(module: WebAssembly.Module, imports: WebAssembly.Imports): ThreadInstance;
+  /**
+   * The program ended while this worker ran a thread (its trap or proc_exit, or another
+   * thread's), with `status`. Called on the worker, before it stops serving.
+   */
+  programEnded?(status: number): void;
 }
 
 /**

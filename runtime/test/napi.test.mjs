@@ -71,16 +71,22 @@ describe('napi: what the stock stack gets wrong, right on spindle (tests/napi/pe
   });
   after(() => rmSync(box, { recursive: true, force: true }));
 
-  /** The addon's answer on spindle or on the stock stack (`wasi`: node or wasm-util), or null when it hangs. */
-  function peer(stack, call, arg, timeout = RUN_TIMEOUT_MS) {
+  /** The process that runs the addon on spindle or on the stock stack (`wasi`: node or wasm-util); `hung` when it did not end. */
+  function peerRun(stack, call, arg, timeout = RUN_TIMEOUT_MS) {
     const sandbox = join(box, 'sandbox');
     const args = stack === 'spindle'
       ? [join(napiDir, 'peer-spindle.mjs'), sandbox, call, arg]
       : [join(napiDir, 'peer-stock.cjs'), stack, sandbox, call, arg];
     const r = spawnSync(process.execPath, args, { encoding: 'utf8', timeout });
-    if (r.signal === 'SIGTERM' && r.status === null) return null;
+    return { ...r, hung: r.signal === 'SIGTERM' && r.status === null, stdout: r.stdout.trim() };
+  }
+
+  /** The addon's answer, or null when the process hangs. */
+  function peer(stack, call, arg, timeout) {
+    const r = peerRun(stack, call, arg, timeout);
+    if (r.hung) return null;
     assert.equal(r.status, 0, `${stack} ${call} failed:\n${r.stdout}${r.stderr}`);
-    return r.stdout.trim();
+    return r.stdout;
   }
 
   test('an fd opened on one thread is the same file on another thread (stock: EBADF, one fd table per thread)', () => {
@@ -103,5 +109,21 @@ describe('napi: what the stock stack gets wrong, right on spindle (tests/napi/pe
     assert.equal(peer('spindle', 'nestedSpawn', '/sandbox'), 'ok: written by a thread of a thread');
     // The stock stack routes the inner spawn through the main thread, which is blocked: it never ends.
     assert.equal(peer('node', 'nestedSpawn', '/sandbox', 15_000), null, 'the stock stack was expected to hang');
+  });
+
+  test('a thread that traps ends the process with the trap, named, also while the main thread waits for it (stock: a hang)', () => {
+    const trap = /spindle: thread \d+ trapped: wasm trap: unreachable/;
+    // The main thread is free (the process goes on, as a server's would): it ends the process with 134.
+    const free = peerRun('spindle', 'trapOnThread', 'detach');
+    assert.deepEqual({ status: free.status, stdout: free.stdout }, { status: 134, stdout: 'started' });
+    assert.match(free.stderr, trap);
+    // The main thread waits for that thread forever inside the addon: the worker ends the process.
+    const stuck = peerRun('spindle', 'trapOnThread', 'join');
+    assert.deepEqual({ signal: stuck.signal, hung: stuck.hung }, { signal: 'SIGABRT', hung: false });
+    assert.match(stuck.stderr, trap);
+    // The stock stack: an uncaught exception on the main thread (exit 1) when it is free; a hang
+    // when it waits for the thread.
+    assert.equal(peerRun('node', 'trapOnThread', 'detach').status, 1);
+    assert.equal(peerRun('node', 'trapOnThread', 'join', 15_000).hung, true, 'the stock stack was expected to hang');
   });
 });

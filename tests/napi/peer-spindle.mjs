@@ -4,5 +4,8 @@
 import { loadNapiSync } from '../../runtime/dist/napi/index.js';
 
 const [sandbox, call, arg] = process.argv.slice(2);
+const LINGER_MS = 5000;
 const peer = loadNapiSync(new URL('../../build/napi/peer.wasm', import.meta.url), { dirs: [{ host: sandbox, guest: '/sandbox' }] });
 console.log(peer[call](arg));
+// trapOnThread detach: the process goes on (as a server would) while the thread traps.
+if (call === 'trapOnThread' && arg !== 'join') setTimeout(() => {}, LINGER_MS);

@@ -31,3 +31,5 @@ const { napiModule } = runtime.instantiateNapiModuleSync(readFileSync(join(__dir
   },
 });
 console.log(napiModule.exports[call](arg));
+// trapOnThread detach: the process goes on (as a server would) while the thread traps.
+if (call === 'trapOnThread' && arg !== 'join') setTimeout(() => {}, 5000);

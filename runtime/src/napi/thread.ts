@@ -6,6 +6,9 @@
  * 'async-thread-ready') goes over the program's BroadcastChannel, which the owner reads
  * (napi/owner.ts): no worker object of emnapi's is involved.
  *
+ * An exit (a trap, proc_exit) on a pool thread ends the Node process: the main thread does it
+ * (napi/host.ts), or, if it is stuck inside the addon, the worker after a grace period.
+ *
  * Thread rules: `napiThreadHooks` runs once per worker, `instantiate` once per thread, on that
  * worker.
  */
@@ -23,6 +26,10 @@ export interface NapiEmbed {
   readonly filename: string;
 }
 
+const IN_NODE = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
+/** How long the main thread has to end the process itself after an exit on a pool thread. */
+const MAIN_THREAD_GRACE_MS = 1000;
+
 export function napiThreadHooks(emnapi: Emnapi, embed: NapiEmbed): InstanceHooks {
   const channel = new BroadcastChannel(embed.channel);
   // Node: posting only; the channel must not keep the worker's event loop alive.
@@ -30,6 +37,14 @@ export function napiThreadHooks(emnapi: Emnapi, embed: NapiEmbed): InstanceHooks
   const postMessage = (message: unknown): void => channel.postMessage(message);
   const context = emnapi.runtime.getDefaultContext();
   return {
+    programEnded(status) {
+      if (status === 0 || !IN_NODE) return;
+      // A thread trapped or called exit(). The main thread ends the process with `status`
+      // (napi/host.ts) unless it is blocked inside the addon, waiting for a thread that will
+      // never come back: then this worker ends it, as a native addon's crash would (SIGABRT).
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, MAIN_THREAD_GRACE_MS);
+      process.kill(process.pid, 'SIGABRT');
+    },
     instantiate(module, imports) {
       const { instance } = emnapi.core.instantiateNapiModuleSync(module, {
         childThread: true,

@@ -7,6 +7,8 @@
 //   nestedSpawn(dir)         the calling thread joins thread A, which starts thread B and joins
 //                            it; B writes dir/nested.txt (a spawn from a thread while the main
 //                            thread blocks: the stock stack routes spawns through the main thread)
+//   trapOnThread(how)        a new thread traps; how = "join": the calling thread waits for it
+//                            (pthread_join, forever), else it returns "started" at once
 //
 // Each returns "ok: <first bytes>" or "error: <strerror>". Built by build.sh.
 #include <node_api.h>
@@ -105,11 +107,26 @@ static napi_value nested_spawn(napi_env env, napi_callback_info info) {
   return string(env, out);
 }
 
+static void *trap(void *p) {
+  (void)p;
+  __builtin_trap();
+}
+
+static napi_value trap_on_thread(napi_env env, napi_callback_info info) {
+  char how[MAX_PATH];
+  arg_string(env, info, how);
+  pthread_t t;
+  if (pthread_create(&t, NULL, trap, NULL) != 0) return string(env, "error: pthread_create");
+  if (strcmp(how, "join") == 0) pthread_join(t, NULL);
+  return string(env, "started");
+}
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
     { "readOnOtherThread", NULL, read_on_other_thread, NULL, NULL, NULL, napi_default, NULL },
     { "readPath", NULL, read_path, NULL, NULL, NULL, napi_default, NULL },
     { "nestedSpawn", NULL, nested_spawn, NULL, NULL, NULL, napi_default, NULL },
+    { "trapOnThread", NULL, trap_on_thread, NULL, NULL, NULL, napi_default, NULL },
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   return exports;
