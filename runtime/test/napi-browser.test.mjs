@@ -3,9 +3,10 @@
 // from a memory filesystem, on the stock loader (@napi-rs/wasm-runtime, memfs on the page's
 // thread) and on spindle through both routes (the packages' own loaders with the drop-in alias;
 // the direct API); spindle's output must equal the stock loader's. Then the Vite example
-// (runtime/examples/napi-vite) is built and used as a person would.
+// (runtime/examples/napi-vite) is built and used as a person would. Then the same jobs in Firefox
+// ESR, where the stock loader runs too.
 //
-// Debian's Chromium through tools/browsers (never a downloaded browser). Needs
+// Debian's Chromium and Firefox ESR through tools/browsers (never a downloaded browser). Needs
 // `bash tests/napi/setup.sh` (tools/test.sh runs it).
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -37,25 +38,39 @@ after(async () => {
   if (out) rmSync(out, { recursive: true, force: true });
 });
 
-describe('napi-rs packages on spindle/napi in Chromium', () => {
-  test('oxc-parser: 300+ files through parseSync and parse(), drop-in and direct API, output equal to the stock loader\'s', async () => {
-    const stock = await pages.runJob(browser, server.url, 'stock', 'parse');
-    assert.ok(stock.files >= 300, `the corpus has ${stock.files} files`);
-    assert.equal(stock.asyncDigest, stock.digest);
-    for (const route of ['dropin', 'direct']) {
-      const r = await pages.runJob(browser, server.url, route, 'parse');
-      assert.deepEqual({ files: r.files, digest: r.digest, asyncDigest: r.asyncDigest }, { files: stock.files, digest: stock.digest, asyncDigest: stock.digest }, `${route} differs from the stock loader`);
-    }
-  });
+/** The oxc job on the three routes in one browser: spindle's output equals the stock loader's. */
+async function parseEverywhere(target) {
+  const stock = await pages.runJob(target, server.url, 'stock', 'parse');
+  assert.ok(stock.files >= 300, `the corpus has ${stock.files} files`);
+  assert.equal(stock.asyncDigest, stock.digest);
+  for (const route of ['dropin', 'direct']) {
+    const r = await pages.runJob(target, server.url, route, 'parse');
+    assert.deepEqual({ files: r.files, digest: r.digest, asyncDigest: r.asyncDigest }, { files: stock.files, digest: stock.digest, asyncDigest: stock.digest }, `${route} differs from the stock loader`);
+  }
+}
 
-  test('rolldown: a multi-file project from a memory filesystem, drop-in and direct API, output bytes equal to the stock loader\'s', async () => {
-    const stock = await pages.runJob(browser, server.url, 'stock', 'bundle');
-    assert.ok(stock.files >= 3, `rolldown made ${stock.files} chunks; the project has two dynamic imports`);
-    for (const route of ['dropin', 'direct']) {
-      const r = await pages.runJob(browser, server.url, route, 'bundle');
-      assert.deepEqual({ files: r.files, bytes: r.bytes, digest: r.digest }, { files: stock.files, bytes: stock.bytes, digest: stock.digest }, `${route} differs from the stock loader`);
-    }
-  });
+/** The rolldown job on the three routes in one browser. */
+async function bundleEverywhere(target) {
+  const stock = await pages.runJob(target, server.url, 'stock', 'bundle');
+  assert.ok(stock.files >= 3, `rolldown made ${stock.files} chunks; the project has two dynamic imports`);
+  for (const route of ['dropin', 'direct']) {
+    const r = await pages.runJob(target, server.url, route, 'bundle');
+    assert.deepEqual({ files: r.files, bytes: r.bytes, digest: r.digest }, { files: stock.files, bytes: stock.bytes, digest: stock.digest }, `${route} differs from the stock loader`);
+  }
+}
+
+describe('napi-rs packages on spindle/napi in Chromium', () => {
+  test('oxc-parser: 300+ files through parseSync and parse(), drop-in and direct API, output equal to the stock loader\'s', () => parseEverywhere(browser));
+  test('rolldown: a multi-file project from a memory filesystem, drop-in and direct API, output bytes equal to the stock loader\'s', () => bundleEverywhere(browser));
+});
+
+describe('napi-rs packages on spindle/napi in Firefox ESR (where the stock loader runs too)', () => {
+  let firefox;
+  before(async () => { firefox = await launch('firefox'); });
+  after(async () => { await firefox?.close(); });
+
+  test('oxc-parser: 300+ files, stock loader, drop-in and direct API, equal output', () => parseEverywhere(firefox));
+  test('rolldown: the project from a memory filesystem, stock loader, drop-in and direct API, equal output', () => bundleEverywhere(firefox));
 });
 
 describe('the Vite example (runtime/examples/napi-vite)', () => {
