@@ -24,6 +24,7 @@ import * as browserOpfs from '../browser/opfs.mjs';
 import * as nodeLines from '../hosts/node-lines.mjs';
 import * as largeModule from '../hosts/large-module.mjs';
 import * as hostdir from '../hostdir/experiment.mjs';
+import * as napi from '../napi/experiment.mjs';
 
 const RUNTIME_NEEDS = ['programs', 'peers'];
 
@@ -50,5 +51,6 @@ export async function loadRegistry() {
     { ...fsNative, source: 'bench/fs-native/experiment.mjs' },
     { ...browser, source: 'bench/browser/experiment.mjs' },
     { ...browserOpfs, source: 'bench/browser/opfs.mjs' },
+    { ...napi, source: 'bench/napi/experiment.mjs' },
   ];
 }

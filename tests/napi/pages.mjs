@@ -20,8 +20,8 @@ export const project = join(here, 'project');
  */
 export const pageDir = { stock: 'stock', dropin: 'on-spindle', direct: 'on-spindle' };
 
-/** Builds the two page builds into out/stock and out/on-spindle, with the corpus and the project. */
-export function buildPages(out) {
+/** Builds the two page builds into out/stock and out/on-spindle, with the corpus and a project (default tests/napi/project). */
+export function buildPages(out, { projectDir = project } = {}) {
   const vite = join(web, 'node_modules', 'vite', 'bin', 'vite.js');
   for (const mode of ['stock', 'spindle']) {
     const dir = join(out, pageDir[mode === 'stock' ? 'stock' : 'dropin']);
@@ -32,10 +32,10 @@ export function buildPages(out) {
     mkdirSync(join(dir, 'corpus'), { recursive: true });
     files.forEach((f, i) => copyFileSync(f.path, join(dir, 'corpus', `${i}.txt`)));
     writeFileSync(join(dir, 'corpus', 'list.json'), JSON.stringify(files.map((f, i) => ({ name: f.name, file: `${i}.txt` }))));
-    const projectFiles = walk(project).map((p) => relative(project, p));
+    const projectFiles = walk(projectDir).map((p) => relative(projectDir, p));
     for (const p of projectFiles) {
       mkdirSync(dirname(join(dir, 'project', p)), { recursive: true });
-      copyFileSync(join(project, p), join(dir, 'project', p));
+      copyFileSync(join(projectDir, p), join(dir, 'project', p));
     }
     writeFileSync(join(dir, 'project', 'list.json'), JSON.stringify(projectFiles));
   }

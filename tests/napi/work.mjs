@@ -1,15 +1,17 @@
 // One napi-rs job on one route, in this process; prints one JSON line: what was done, a digest of
 // every output (the tests compare routes by it) and the time and peak memory (bench/napi).
 //
-//   node tests/napi/work.mjs ROUTE JOB [--runs N]
+//   node tests/napi/work.mjs ROUTE JOB [--project DIR] [--repeat N]
 //   ROUTE  stock   the packages' own loaders on @napi-rs/wasm-runtime (tests/napi/stock)
 //          direct  spindle/napi's API (loadNapiSync) on the same .wasm files
 //          dropin  the packages' own loaders with '@napi-rs/wasm-runtime' installed as spindle's
 //                  drop-in (runtime/examples/napi: an npm alias, overrides)
 //   JOB    parse        @oxc-parser/binding-wasm32-wasi: parseSync over the corpus (corpus.mjs),
 //                       then parse() over it (that work runs on the addon's threads)
-//          bundle       rolldown bundles tests/napi/project (files read through WASI: spindle
-//                       from a host directory holding the project only)
+//          bundle       rolldown bundles tests/napi/project, or --project DIR (files read through
+//                       WASI: spindle from a host directory holding the project only), N times
+//                       (--repeat, default 1; the digest is the last bundle's)
+// Times: loadMs (loading the binding), jobMs (the job after that, per repetition for bundle).
 //
 // The digest covers everything the binding returns (parse: program, module, comments, errors per
 // file; bundle: every output chunk's file name and code), so equal digests mean equal output.
@@ -29,9 +31,12 @@ export const fixtures = {
 };
 export const project = join(here, 'project');
 
-const [route, job] = process.argv.slice(2);
-if (!fixtures[route] || !['parse', 'bundle'].includes(job)) {
-  console.error('usage: node tests/napi/work.mjs stock|direct|dropin parse|bundle');
+const [route, job, ...rest] = process.argv.slice(2);
+const option = (name, fallback) => { const i = rest.indexOf(name); return i >= 0 ? rest[i + 1] : fallback; };
+const projectDir = option('--project', project);
+const repeat = Number(option('--repeat', '1'));
+if (!fixtures[route] || !['parse', 'bundle'].includes(job) || !(repeat >= 1)) {
+  console.error('usage: node tests/napi/work.mjs stock|direct|dropin parse|bundle [--project DIR] [--repeat N]');
   process.exit(2);
 }
 const fixture = fixtures[route];
@@ -40,7 +45,9 @@ const requireFrom = createRequire(join(fixture, 'package.json'));
 const t0 = performance.now();
 const result = job === 'bundle' ? await bundle() : await parse();
 const ms = performance.now() - t0;
-console.log(JSON.stringify({ route, job, node: process.versions.node, ...result, ms: Math.round(ms), maxRssKb: process.resourceUsage().maxRSS }));
+const usage = process.resourceUsage();
+const cpuMs = Math.round((usage.userCPUTime + usage.systemCPUTime) / 1000);
+console.log(JSON.stringify({ route, job, node: process.versions.node, ...result, ms: Math.round(ms), cpuMs, maxRssKb: usage.maxRSS }));
 
 function oxc() {
   if (route !== 'direct') return requireFrom('@oxc-parser/binding-wasm32-wasi');
@@ -49,16 +56,28 @@ function oxc() {
     .then(({ loadNapiSync }) => loadNapiSync(wasm));
 }
 
-/** parseSync over every file, then parse() over every file, all in flight at once. */
+/**
+ * parseSync over every file, then parse() over every file, all in flight at once. jobMs counts
+ * the parse calls only, not the digest of their output (the same work on every route).
+ */
 async function parse() {
-  const binding = await oxc();
   const files = corpus().map((f) => ({ ...f, text: readFileSync(f.path, 'utf8') }));
-  const sync = digestOf(files, (f) => binding.parseSync(f.name, f.text, {}));
+  const tLoad = performance.now();
+  const binding = await oxc();
+  const loadMs = Math.round(performance.now() - tLoad);
+  let syncMs = 0;
+  const sync = digestOf(files, (f) => {
+    const t = performance.now();
+    const r = binding.parseSync(f.name, f.text, {});
+    syncMs += performance.now() - t;
+    return r;
+  });
   const tAsync = performance.now();
   const results = await Promise.all(files.map((f) => binding.parse(f.name, f.text, {})));
-  const asyncMs = Math.round(performance.now() - tAsync);
+  const asyncMs = performance.now() - tAsync;
   const async = digestOf(files, (_, i) => results[i]);
-  return { files: files.length, errors: sync.errors, digest: sync.digest, asyncDigest: async.digest, asyncMs };
+  return { files: files.length, errors: sync.errors, digest: sync.digest, asyncDigest: async.digest, loadMs,
+    jobMs: Math.round(syncMs + asyncMs), syncMs: Math.round(syncMs), asyncMs: Math.round(asyncMs) };
 }
 
 /** A digest of every file's result, each hashed as soon as `resultOf` gives it. */
@@ -74,14 +93,25 @@ function digestOf(files, resultOf) {
 }
 
 async function bundle() {
-  if (route === 'direct') process.env.NAPI_RS_NATIVE_LIBRARY_PATH = join(here, 'rolldown-direct.cjs');
-  else process.env.NAPI_RS_FORCE_WASI = 'true';
+  if (route === 'direct') {
+    process.env.NAPI_RS_NATIVE_LIBRARY_PATH = join(here, 'rolldown-direct.cjs');
+    process.env.SPINDLE_NAPI_PROJECT = projectDir;
+  } else {
+    process.env.NAPI_RS_FORCE_WASI = 'true';
+  }
+  const tLoad = performance.now();
   const { rolldown } = await import(pathToFileURL(requireFrom.resolve('rolldown')).href);
-  const b = await rolldown({ input: 'src/main.ts', cwd: project, logLevel: 'silent' });
-  const out = await b.generate({ format: 'esm', sourcemap: false });
-  await b.close();
+  const loadMs = Math.round(performance.now() - tLoad);
+  const tJob = performance.now();
+  let out;
+  for (let i = 0; i < repeat; i++) {
+    const b = await rolldown({ input: 'src/main.ts', cwd: projectDir, logLevel: 'silent' });
+    out = await b.generate({ format: 'esm', sourcemap: false });
+    await b.close();
+  }
+  const jobMs = Math.round((performance.now() - tJob) / repeat);
   const h = createHash('sha256');
   const chunks = out.output.map((o) => [o.fileName, o.type === 'chunk' ? o.code : String(o.source)]).sort((a, b) => (a[0] < b[0] ? -1 : 1));
   for (const c of chunks) h.update(JSON.stringify(c));
-  return { files: chunks.length, bytes: chunks.reduce((n, c) => n + c[1].length, 0), digest: h.digest('hex') };
+  return { files: chunks.length, bytes: chunks.reduce((n, c) => n + c[1].length, 0), digest: h.digest('hex'), loadMs, jobMs };
 }

