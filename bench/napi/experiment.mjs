@@ -191,3 +191,21 @@ function contentPeakKb(marker) {
   for (const p of procs) if (p.pid !== process.pid && mine.has(p.pid) && p.cmd.includes(marker) && !(peak >= p.hwm)) peak = p.hwm;
   return peak;
 }
+
+/** Issue 19's goals, from the medians of one run (job time, ratio to the stock loader). */
+export function goals(rows) {
+  const ratio = (variant, config) => rows.find((r) => r.variant === variant && r.config === config && r.metric === 'job_ms')?.ratio_median;
+  const goal = (label, value, op, target) => {
+    if (!Number.isFinite(value)) return `napi ${label}: not measured (goal ${op} ${target})`;
+    const met = op === '<=' ? value <= target : value >= target;
+    return `napi ${label}: ${value.toFixed(2)}x the stock loader's time (goal ${op} ${target}): ${met ? 'met' : 'NOT met'}`;
+  };
+  const out = [];
+  for (const config of ['dropin', 'direct']) {
+    out.push(goal(`rolldown in Chromium from a memory mount, ${config}`, ratio('rolldown, Chromium', config), '<=', 0.5));
+    for (const line of ['Node 20', 'Node 26']) {
+      for (const job of ['rolldown', 'oxc']) out.push(goal(`${job} in ${line}, ${config}`, ratio(`${job}, ${line}`, config), '<=', 1));
+    }
+  }
+  return out;
+}
