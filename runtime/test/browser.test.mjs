@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as modules from './fixtures/modules.mjs';
 import { exitGuard, expectRun, guest, guestsBuild, runtimeDir, SIXTEEN_THREADS_OUTPUT } from './helpers.mjs';
-import { forEachEngine, launchForTests, PAGE_TIMEOUT_MS, pageResult, serve, UNREACHABLE } from './browsers.mjs';
+import { forEachEngine, launchForTests, PAGE_TIMEOUT_MS, pageResult, serve, unattendedReports, UNREACHABLE } from './browsers.mjs';
 import { launch } from '../../tools/browsers/index.mjs';
 
 exitGuard(after);
@@ -24,7 +24,7 @@ const THREADS4 = 'thread 0 partial 31250125000\nthread 1 partial 93750125000\n'
 
 const servers = [];
 const temps = [];
-let isolated, unisolated, noWorker;
+let isolated, unisolated, noWorker, unattendedSite;
 
 before(async () => {
   guest('c', 'hello'); // fails with the build command when the guests are missing
@@ -33,10 +33,15 @@ before(async () => {
   temps.push(copy);
   for (const d of ['dist', 'web']) cpSync(join(runtimeDir, d), join(copy, d), { recursive: true });
   rmSync(join(copy, 'dist', 'worker.js'));
+  // A site for a browser with no automation: fixtures/worker-run.html reports by itself.
+  const site = mkdtempSync(join(tmpdir(), 'spindle-unattended-'));
+  temps.push(site);
+  copyFileSync(join(runtimeDir, 'test', 'fixtures', 'worker-run.html'), join(site, 'worker-run.html'));
+  copyFileSync(guest('c', 'threads4'), join(site, 'threads4.wasm'));
   const started = await Promise.all([serve(guestsBuild), serve(guestsBuild, { isolation: false }),
-    serve(guestsBuild, { cli: join(copy, 'dist', 'cli.js') })]);
+    serve(guestsBuild, { cli: join(copy, 'dist', 'cli.js') }), serve(site)]);
   servers.push(...started);
-  [isolated, unisolated, noWorker] = started.map((s) => s.url);
+  [isolated, unisolated, noWorker, unattendedSite] = started.map((s) => s.url);
 });
 
 after(() => {
@@ -222,12 +227,12 @@ forEachEngine((engine, name) => describe(name, () => {
       assert.match(e.message, /runOnCallingThread.*browsers/);
     });
 
-    // Firefox ESR 153: measured 2026-11-25 at load 25-47, the program never starts (start() after
-    // load() does not settle, no output) in 2-4 of 25 runs with threads=0 and 10 of 25 with
-    // threads=8, when the owner is a worker (nested workers); never when the owner is the page,
-    // never in Chromium (0 of 25). A runtime bug to find (the pool's start-up from a worker in
-    // Firefox): the test runs and reports, bounded, without failing the suite.
-    const FIREFOX_NESTED = 'Firefox: run() from a worker sometimes never starts the program (nested pool workers), under investigation';
+    // Firefox under WebDriver (this suite): `new Worker()` inside a worker can block forever, a
+    // Firefox bug that a WebDriver session (or DevTools) switches on; the owner's thread is then
+    // stuck in the constructor (docs/known-issues/firefox-nested-worker.md: 7 of 15 runs with
+    // threads=8 here, 0 of 40 without automation). The todo still runs, bounded; the same
+    // scenario runs in a Firefox with no automation below, where it must pass.
+    const FIREFOX_NESTED = 'Firefox bug under WebDriver/DevTools: new Worker() inside a worker can block forever (docs/known-issues/firefox-nested-worker.md)';
     test('run() from a worker of the page: that worker owns the pool (threads=0: every thread grows it)', { todo: engine === 'firefox' ? FIREFOX_NESTED : false }, async () => {
       const { value: r } = await inPage((ms) => new Promise((resolve) => {
         const src = `try {
@@ -246,6 +251,19 @@ forEachEngine((engine, name) => describe(name, () => {
       }), engine === 'firefox' ? 30_000 : PAGE_TIMEOUT_MS);
       assert.equal(r.error, undefined, r.error);
       expectRun({ ...r, stderr: '' }, { code: 0, stdout: THREADS4 });
+    });
+
+    // Firefox only: what the todo above cannot show under WebDriver (the other engines pass it).
+    if (engine === 'firefox') test('run() from a worker of the page in a Firefox with no automation attached: 10 runs each with threads=8 and threads=0', async () => {
+      for (const threads of [8, 0]) {
+        const page = `${unattendedSite}worker-run.html?wasm=/threads4.wasm&threads=${threads}&runs=10`;
+        const runs = await unattendedReports(engine, page, 10 * 60_000);
+        assert.equal(runs.length, 10, JSON.stringify(runs));
+        for (const r of runs) {
+          assert.equal(r.error, undefined, `threads=${threads}, run ${r.run}: ${r.error}`);
+          expectRun({ ...r, stderr: '' }, { code: 0, stdout: THREADS4 });
+        }
+      }
     });
 
     test('bytes as the source: proc_exit(3) on the main thread; a non-shared imported memory; an unknown import', async () => {

@@ -14,8 +14,9 @@
  * without it, spindle refuses with a message saying so.
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
 import { test } from 'node:test';
-import { ENGINE_NAMES, ENGINES, launchForThreads } from '../../tools/browsers/index.mjs';
+import { ENGINE_NAMES, ENGINES, launchForThreads, openUnattended } from '../../tools/browsers/index.mjs';
 
 export { ENGINE_NAMES, serve } from '../../tools/browsers/index.mjs';
 
@@ -77,3 +78,44 @@ export const UNREACHABLE = {
   firefox: /unreachable executed/,
   webkit: /Unreachable code should not be executed/,
 };
+
+/**
+ * Opens `pageUrl` + `&report=URL` in `engine` with no automation attached (tools/browsers
+ * openUnattended) and collects what the page POSTs to that URL (JSON, one object per request)
+ * until it posts { done: true }. Resolves with the objects before it; a page that has not
+ * finished within `timeoutMs` fails the test with what it reported so far.
+ */
+export async function unattendedReports(engine, pageUrl, timeoutMs) {
+  const reports = [];
+  let finish;
+  const finished = new Promise((resolve) => { finish = resolve; });
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => { body += c; });
+    req.on('end', () => {
+      try {
+        const r = JSON.parse(body);
+        if (r.done) finish(); else reports.push(r);
+      } catch {
+        reports.push({ error: `not JSON: ${body.slice(0, 200)}` });
+      }
+      res.writeHead(204, { 'Access-Control-Allow-Origin': '*' });
+      res.end();
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const report = `http://127.0.0.1:${server.address().port}/`;
+  const browser = await openUnattended(engine, `${pageUrl}&report=${encodeURIComponent(report)}`);
+  let timer;
+  try {
+    const timeout = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${pageUrl} did not finish within ${timeoutMs} ms; it reported: ${JSON.stringify(reports)}`)), timeoutMs);
+    });
+    await Promise.race([finished, timeout]);
+    return reports;
+  } finally {
+    clearTimeout(timer);
+    await browser.close();
+    server.close();
+  }
+}

@@ -7,7 +7,10 @@
  * (SIGKILL, by process id, found under the browser's own process): every open page crashes, as
  * when a tab's process dies; pages opened afterwards get new processes.
  */
-import { commandLine, descendants, functionSource, killAll, pageWaitFor } from './common.mjs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { commandLine, descendants, functionSource, killAll, pageWaitFor, startHelper } from './common.mjs';
 
 export const FIREFOX = process.env.SPINDLE_FIREFOX ?? '/usr/bin/firefox-esr';
 
@@ -33,6 +36,38 @@ export async function launch({ viewport, prefs } = {}) {
     version: `Firefox ${(await browser.version()).replace(/^firefox\//, '')}`,
     newPage: async () => wrapPage(await browser.newPage(), pid),
     close: () => browser.close(),
+  };
+}
+
+/** Prefs of an unattended profile: no first-run pages or prompts. */
+const UNATTENDED_PREFS = {
+  'browser.shell.checkDefaultBrowser': false,
+  'browser.aboutwelcome.enabled': false,
+  'browser.startup.homepage_override.mstone': 'ignore',
+  'datareporting.policy.dataSubmissionEnabled': false,
+  'toolkit.telemetry.reportingpolicy.firstRun': false,
+};
+
+/**
+ * Firefox started on `url` with no remote agent and no DevTools: the browser a user has. A
+ * WebDriver session changes Firefox (it registers a worker debugger listener in every content
+ * process, which makes `new Worker()` inside a worker able to block forever:
+ * docs/known-issues/firefox-nested-worker.md), so what only automation breaks is tested here.
+ * Nothing can be asked of the page: it reports by itself (a fetch to the caller's server).
+ * Headless, a fresh temporary profile; `close()` ends the browser and its processes by id.
+ */
+export async function openUnattended(url) {
+  const profile = mkdtempSync(join(tmpdir(), 'spindle-firefox-'));
+  writeFileSync(join(profile, 'user.js'), Object.entries(UNATTENDED_PREFS)
+    .map(([k, v]) => `user_pref(${JSON.stringify(k)}, ${JSON.stringify(v)});\n`).join(''));
+  const browser = startHelper(FIREFOX, ['--headless', '--no-remote', '--profile', profile, url]);
+  return {
+    close: async () => {
+      const processes = descendants(browser.child.pid);
+      await browser.stop();
+      killAll(processes); // content processes that outlived the browser
+      rmSync(profile, { recursive: true, force: true });
+    },
   };
 }
 

@@ -67,6 +67,18 @@ export async function launch(engine, options = {}) {
 }
 
 /**
+ * Opens `url` in `engine` with no automation attached (`firefox` only: a WebDriver session changes
+ * what Firefox does with nested workers, docs/known-issues/firefox-nested-worker.md). The page
+ * must report its results itself; resolves with { close }.
+ */
+export async function openUnattended(engine, url) {
+  if (engine !== 'firefox') throw new Error(`openUnattended: only 'firefox' (asked for '${engine}')`);
+  const why = await missing(engine);
+  if (why) throw new Error(why);
+  return firefox.openUnattended(url);
+}
+
+/**
  * The environment WebKitGTK needs for wasm threads: WebKitGTK 2.50 creates shared wasm memory in a
  * cross-origin isolated page but cannot post it to a worker (SharedArrayBuffer is not enabled in
  * the GLib ports: WebKit bug 317847; Safari can) unless JavaScriptCore's option is set.
