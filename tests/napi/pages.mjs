@@ -55,11 +55,11 @@ export async function serve(dir) {
  * Loads the page for ROUTE/JOB (served at `base`) in a fresh page of `browser` (tools/browsers);
  * resolves window.napiResult.
  */
-export async function runJob(browser, base, route, job, timeout = 180_000) {
+export async function runJob(browser, base, route, job, timeout = 180_000, { repeat = 1 } = {}) {
   const page = await browser.newPage();
   const messages = async () => (await page.messages()).map((m) => m.text).join('\n');
   try {
-    await page.goto(`${base}${pageDir[route]}/?job=${job}&route=${route}`);
+    await page.goto(`${base}${pageDir[route]}/?job=${job}&route=${route}&repeat=${repeat}`);
     let r;
     try {
       r = await page.waitFor(() => window.napiResult, null, { timeoutMs: timeout });
