@@ -4,14 +4,15 @@
 // packages' own loaders with spindle's drop-in for @napi-rs/wasm-runtime), on Node 20 and 26;
 // every output must equal the stock loader's (@napi-rs/wasm-runtime) in the same Node. Then the
 // stock stack's correctness problems, each shown on the stock stack and fixed on spindle, with a
-// Node-API addon of our own (tests/napi/peer/peer.c).
+// Node-API addon of our own (tests/napi/peer/peer.c). Last, the README's Node example, as the
+// README runs it.
 //
 // Needs `bash tests/napi/setup.sh` (tools/test.sh runs it) and `bash tests/napi/peer/build.sh`.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { repoRoot, RUN_TIMEOUT_MS } from './helpers.mjs';
 
@@ -125,5 +126,43 @@ describe('napi: what the stock stack gets wrong, right on spindle (tests/napi/pe
     // when it waits for the thread.
     assert.equal(peerRun('node', 'trapOnThread', 'detach').status, 1);
     assert.equal(peerRun('node', 'trapOnThread', 'join', 15_000).hung, true, 'the stock stack was expected to hang');
+  });
+});
+
+// The README's Node example, run as the README says (`npm run parse|bundle|direct` in
+// runtime/examples/napi, installed by tests/napi/setup.sh): the drop-in through npm overrides, and
+// the direct API with one host directory.
+describe('the Node example of the README (runtime/examples/napi)', () => {
+  const example = join(repoRoot, 'runtime', 'examples', 'napi');
+  const CHUNKS = /^(main|about-[\w-]+|home-[\w-]+|math-[\w-]+|strings-[\w-]+)\.js: \d+ bytes$/;
+  before(requireSetup);
+
+  /** `npm run -s SCRIPT` there, on the Node running the tests; its output lines. */
+  function npmRun(script) {
+    const env = { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}` };
+    const r = spawnSync('npm', ['run', '-s', script], { cwd: example, env, encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
+    assert.equal(r.status, 0, `npm run ${script} failed (status ${r.status}, signal ${r.signal}):\n${r.stdout}${r.stderr}`);
+    return r.stdout.trim().split('\n');
+  }
+
+  /** The 5 chunks of tests/napi/project (main and its 4 dynamic imports), one line each. */
+  function assertChunks(lines) {
+    assert.equal(lines.length, 5, lines.join('\n'));
+    for (const l of lines) assert.match(l, CHUNKS);
+    assert.ok(lines.some((l) => l.startsWith('main.js: ')), lines.join('\n'));
+  }
+
+  test('npm run parse: oxc-parser\'s own loader on the drop-in, parseSync and parse()', () => {
+    assert.deepEqual(npmRun('parse'), ['ExportNamedDeclaration', 'ForOfStatement']);
+  });
+
+  test('npm run bundle: rolldown\'s own loader on the drop-in bundles the project', () => {
+    assertChunks(npmRun('bundle'));
+  });
+
+  test('npm run direct: the direct API (oxc, then rolldown confined to the project directory)', () => {
+    const [first, ...chunks] = npmRun('direct');
+    assert.equal(first, 'let');
+    assertChunks(chunks);
   });
 });
