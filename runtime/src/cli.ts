@@ -27,7 +27,8 @@ Usage:
 
 Options (before PROGRAM.wasm; everything after it goes to the program):
   --env NAME=VALUE      set an environment variable (repeatable); --env NAME passes the host's value
-  --threads N           workers started ahead of the first thread spawn (default: cores)
+  --threads N           workers started with the program, ahead of its first thread spawns
+                        (default: 2 x cores)
   --max-threads N       most threads alive at once; past it pthread_create fails with EAGAIN (default 512)
   --main-thread         run _start on the calling thread instead of a worker (always done
                         for programs that cannot spawn threads)

@@ -11,20 +11,29 @@
  *   SLOTS_USED worker slots handed out so far (every worker owns one slot for its life)
  *   MAX_SLOTS  capacity of the slot table = the pool maximum (+1 for the main worker)
  *   IDLE_LOCK  spin lock protecting IDLE_COUNT and the idle stack
- *   IDLE_COUNT number of slot indices on the idle stack
+ *   IDLE_COUNT number of slot indices on the idle stack (ready or still booting)
+ *   OUT_SEQ    bumped when a thread needs the main thread (output written, stdin wanted, the
+ *              pool wants a top-up); the main thread waits on it
  *   PREPARING  workers between the end of a thread and their return to the idle stack
  *              (instantiating for the next thread)
- *   OUT_SEQ    bumped when a thread needs the main thread (output written, stdin wanted);
- *              the main thread waits on it
+ *   SPARE      idle workers the owner keeps ahead of demand once the pool has had to grow
+ *              (pool.ts): a spawn that leaves fewer on the idle stack wakes the owner
  *   MONO_FLOOR two words (8-byte aligned), a BigInt64: the highest MONOTONIC clock reading handed
  *              out so far, in browsers (wasi/clock.ts): keeps the clock monotonic across workers
+ *   READY_SEQ  bumped (and notified) whenever a worker becomes ready for a thread
+ *   STARTED    workers started so far, by anyone (statistics: `Program.poolStats`)
+ *   GROWN      spawns that found no idle worker at all and started one themselves; once it is
+ *              non-zero the owner keeps SPARE workers ahead
+ *   WAITED     spawns that took a worker still booting (statistics)
  *   IDLE_STACK MAX_SLOTS words: slots whose worker is waiting (or still booting) for work
- *   SLOT k     SLOT_WORDS words each: CMD, TID, ARG
+ *   SLOT k     SLOT_WORDS words each: CMD, TID, ARG, READY (1 while its worker has an instance
+ *              ready and waits for CMD; written only by that worker)
  *
  * Invariants: a slot index is on the idle stack at most once, and only while its CMD is NONE;
  * only the thread that popped a slot writes its CMD (NONE -> RUN_THREAD); only the slot's worker
  * resets it to NONE. STATE only moves forward 0 -> 1 -> 2, and the thread that moved it 0 -> 1
- * is the only writer of EXIT_CODE.
+ * is the only writer of EXIT_CODE. READY is a hint for choosing among idle slots: a slot taken
+ * while its worker still boots is correct, its thread only starts later.
  */
 import { newSharedBuffer } from './shared-buffer.js';
 
@@ -37,9 +46,28 @@ export const IDLE_LOCK = 5;
 export const IDLE_COUNT = 6;
 export const OUT_SEQ = 7;
 export const PREPARING = 8;
+export const SPARE = 9;
 export const MONO_FLOOR = 10;
+export const READY_SEQ = 12;
+export const STARTED = 13;
+export const GROWN = 14;
+export const WAITED = 15;
 const HEADER_WORDS = 16;
 const SLOT_WORDS = 4;
+
+/** What the control block tells about the pool (`Program.poolStats`). */
+export interface PoolStats {
+  /** Workers started so far (the main worker, prewarm, top-ups and growth). */
+  started: number;
+  /** Spawns that found no idle worker and started one (the thread waited for it to boot). */
+  grown: number;
+  /** Spawns that took a worker that was still booting. */
+  waited: number;
+  /** Workers on the idle stack now, ready or booting. */
+  idle: number;
+  /** Idle workers kept ahead of demand once the pool has grown. */
+  spare: number;
+}
 
 export const CMD_NONE = 0;
 export const CMD_RUN_THREAD = 1;
@@ -59,11 +87,13 @@ export class Control {
     this.words = new Int32Array(buffer);
   }
 
-  static create(maxSlots: number): Control {
+  /** `spare`: idle workers the owner keeps ahead of demand (0: the pool only grows on a spawn). */
+  static create(maxSlots: number, spare = 0): Control {
     const words = HEADER_WORDS + maxSlots + maxSlots * SLOT_WORDS;
     const c = new Control(newSharedBuffer(words * 4));
     c.words[NEXT_TID] = 1;
     c.words[MAX_SLOTS] = maxSlots;
+    c.words[SPARE] = spare;
     return c;
   }
 
@@ -73,7 +103,7 @@ export class Control {
   }
 
   private idle(i: number): number { return HEADER_WORDS + i; }
-  slotWord(slot: number, field: 0 | 1 | 2): number {
+  slotWord(slot: number, field: 0 | 1 | 2 | 3): number {
     return HEADER_WORDS + this.words[MAX_SLOTS]! + slot * SLOT_WORDS + field;
   }
 
@@ -129,34 +159,84 @@ export class Control {
   }
 
   /**
-   * Takes a slot off the idle stack; if none is idle but a worker is about to be (it is
-   * instantiating for its next thread, ~0.1-0.3 ms), waits up to `waitMs` for it rather than
-   * growing the pool by a new worker (tens of ms to boot). Returns -1 when none came.
+   * Takes an idle worker for a new thread: a ready one if there is one; else, when a worker is
+   * about to be ready (instantiating for its next thread, ~0.1-0.3 ms), waits up to `waitMs` for
+   * it; else one that is still booting (its thread starts once it has booted: counted in
+   * WAITED). Returns -1 when no worker is idle.
    */
-  popIdleOrSoon(waitMs: number): number {
+  takeIdle(waitMs: number): number {
     const deadline = Date.now() + waitMs;
     for (;;) {
-      const slot = this.popIdle();
-      if (slot >= 0 || Atomics.load(this.words, PREPARING) === 0 || Date.now() >= deadline) return slot;
-      Atomics.wait(this.words, IDLE_COUNT, 0, 0.5);
+      const seq = Atomics.load(this.words, READY_SEQ);
+      const slot = this.popIdle(true);
+      if (slot >= 0) return slot;
+      if (Atomics.load(this.words, PREPARING) === 0 || Date.now() >= deadline) break;
+      Atomics.wait(this.words, READY_SEQ, seq, 0.5);
     }
+    const slot = this.popIdle(false);
+    if (slot >= 0) this.noteWaited();
+    return slot;
   }
 
   /** A worker's thread ended: it is preparing its next instance (undone by pushIdle's caller). */
   beginPreparing(): void { Atomics.add(this.words, PREPARING, 1); }
   endPreparing(): void { Atomics.sub(this.words, PREPARING, 1); }
 
-  /** Takes a slot off the idle stack, or returns -1 when none is idle. */
-  popIdle(): number {
+  /** `slot`'s worker has an instance ready and waits for a command (called by that worker). */
+  markReady(slot: number): void {
+    Atomics.store(this.words, this.slotWord(slot, 3), 1);
+    Atomics.add(this.words, READY_SEQ, 1);
+    Atomics.notify(this.words, READY_SEQ);
+  }
+
+  /** `slot`'s worker took its command (called by that worker). */
+  markBusy(slot: number): void { Atomics.store(this.words, this.slotWord(slot, 3), 0); }
+
+  /**
+   * Takes a slot off the idle stack: the most recently pushed one, or with `readyOnly` the most
+   * recently pushed whose worker is ready. Returns -1 when there is none.
+   */
+  popIdle(readyOnly = false): number {
     this.lock();
     const n = this.words[IDLE_COUNT]!;
+    let i = n - 1;
+    if (readyOnly) while (i >= 0 && Atomics.load(this.words, this.slotWord(this.words[this.idle(i)]!, 3)) !== 1) i--;
     let slot = -1;
-    if (n > 0) {
-      slot = this.words[this.idle(n - 1)]!;
+    if (i >= 0) {
+      slot = this.words[this.idle(i)]!;
+      this.words.copyWithin(this.idle(i), this.idle(i + 1), this.idle(n));
       this.words[IDLE_COUNT] = n - 1;
     }
     this.unlock();
     return slot;
+  }
+
+  /**
+   * The owner should start workers ahead of demand: the pool has had to grow during a spawn (the
+   * program runs more threads than the pool held), fewer than SPARE workers are idle, and a slot
+   * is left. Before the first growth the prewarmed pool covers the demand, and a worker booting
+   * ahead would only take CPU time from the program's threads.
+   */
+  get wantsTopUp(): boolean {
+    return Atomics.load(this.words, GROWN) > 0 && Atomics.load(this.words, IDLE_COUNT) < this.words[SPARE]!
+      && Atomics.load(this.words, SLOTS_USED) < this.words[MAX_SLOTS]!;
+  }
+
+  /** Statistics (and the top-up trigger): a worker was started; a spawn grew the pool; a spawn took a booting worker. */
+  noteStarted(): void { Atomics.add(this.words, STARTED, 1); }
+  noteGrown(): void { Atomics.add(this.words, GROWN, 1); }
+  noteWaited(): void { Atomics.add(this.words, WAITED, 1); }
+
+  /** The pool's counters, for `Program.poolStats`. */
+  stats(): PoolStats {
+    const w = this.words;
+    return {
+      started: Atomics.load(w, STARTED),
+      grown: Atomics.load(w, GROWN),
+      waited: Atomics.load(w, WAITED),
+      idle: Atomics.load(w, IDLE_COUNT),
+      spare: w[SPARE]!,
+    };
   }
 
   /** Hands a thread to `slot`'s worker and wakes it. The slot must have been popped or reserved. */

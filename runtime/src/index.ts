@@ -17,6 +17,7 @@ export { nodeFlagsFor } from './compile-policy.js';
 export type { OutputOption } from './program.js';
 export type { FsOptions, HostDirOption, PreloadOption, SaveOption } from './fs/program-fs.js';
 export type { SpindleErrorCode } from './errors.js';
+export type { PoolStats } from './control.js';
 import { SpindleError } from './errors.js';
 
 /**

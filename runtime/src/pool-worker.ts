@@ -4,12 +4,13 @@
  * InstanceHooks make each thread's instance). A worker owns one slot of the control block
  * for its whole life and serves threads in it one after another:
  *
- *   instantiate a fresh instance  ->  wait for CMD in its slot  ->  run the thread  ->  back on
- *   the idle stack  ->  instantiate ... until the program ends.
+ *   instantiate a fresh instance  ->  ready  ->  wait for CMD in its slot  ->  run the thread  ->
+ *   back on the idle stack  ->  instantiate ... until the program ends.
  *
  * The instance for the next thread is created before the worker waits, so a spawn only costs a
- * notify. Whoever created this worker has already put its slot on the idle stack (prewarm) or
- * written a command into it (growth), so a command may be waiting before the worker even boots.
+ * notify. Whoever created this worker has already put its slot on the idle stack (prewarm,
+ * top-up: pool.ts) or written a command into it (growth), so a command may be waiting before the
+ * worker even boots.
  */
 import { Control, CMD_NONE, CMD_RUN_MAIN } from './control.js';
 import { reportFailure, runThread, ThreadFactory, ThreadStdio, type InstanceHooks } from './thread.js';
@@ -29,11 +30,13 @@ export function serve(init: WorkerInit, platform: Platform, hooks?: InstanceHook
       reportFailure(stdio, ctl, `cannot instantiate the program: ${e instanceof Error ? e.message : String(e)}`);
       return;
     }
-    // Back on the idle stack only once the next instance is ready, so a spawn never lands on a
-    // worker that is still instantiating while another one is ready. (The creator of this
-    // worker put the slot on the stack, or commanded it, before the first round.)
+    // Ready, then back on the idle stack, only once the next instance exists, so a spawn never
+    // lands on a worker that is still instantiating while another one is ready. (The creator of
+    // this worker put the slot on the stack, or commanded it, before the first round.)
+    ctl.markReady(init.slot);
     if (!first) { ctl.pushIdle(init.slot); ctl.endPreparing(); }
     while (Atomics.load(ctl.words, cmdWord) === CMD_NONE) Atomics.wait(ctl.words, cmdWord, CMD_NONE);
+    ctl.markBusy(init.slot);
     if (ctl.exited) return;
     const cmd = Atomics.load(ctl.words, cmdWord);
     const tid = ctl.words[ctl.slotWord(init.slot, 1)]!;

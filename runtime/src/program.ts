@@ -7,7 +7,7 @@
  * The main thread never takes part in a spawn or a file operation: threads find idle workers
  * through the control block themselves. It only waits (asynchronously) for output and the exit.
  */
-import { Control, CMD_RUN_MAIN, OUT_SEQ, STATE, STATE_EXITED } from './control.js';
+import { Control, CMD_RUN_MAIN, OUT_SEQ, STATE, STATE_EXITED, type PoolStats } from './control.js';
 import { ExitSignal, SpindleError } from './errors.js';
 import type { LoadedProgram } from './load.js';
 import { OutputRings, type StreamRoute } from './output.js';
@@ -18,6 +18,7 @@ import type { WorkerInit } from './protocol.js';
 import { hasFsOptions, ProgramFs, type FsOptions, type ProgramFsDrivers } from './fs/program-fs.js';
 import type { MemoryMounts } from './fs/memory-mounts.js';
 import { isSharedBuffer } from './shared-buffer.js';
+import { PoolKeeper } from './pool.js';
 
 export type OutputOption = 'inherit' | ((chunk: Uint8Array) => void);
 
@@ -33,7 +34,10 @@ export interface RunOptions extends FsOptions {
   stderr?: OutputOption;
   /** Default 'inherit' (the host's fd 0, Node); a string or bytes gives a fixed input. */
   stdin?: 'inherit' | string | Uint8Array;
-  /** Workers started ahead of the first spawn. Default: available cores. */
+  /**
+   * Workers started with the program, ahead of its first spawns. Default: 2 x available cores
+   * (a program that starts up to that many threads at once finds them booted).
+   */
   threads?: number;
   /** Most threads alive at once (not counting the main thread); past it thread-spawn fails (EAGAIN). Default 512. */
   maxThreads?: number;
@@ -59,6 +63,7 @@ export interface ReactorSetup {
 
 export class Program {
   private readonly ctl: Control;
+  private readonly pool: PoolKeeper;
   private readonly rings = OutputRings.create();
   private readonly workers: WorkerHandle[] = [];
   private readonly init: WorkerInit;
@@ -76,7 +81,9 @@ export class Program {
     // other workers are their children and end with them.
     this.platform = { ...platform, startWorker: (init, onFailure) => this.track(platform.startWorker(init, onFailure)) };
     const maxThreads = checkCount('maxThreads', options.maxThreads ?? DEFAULT_MAX_THREADS, 1);
-    this.ctl = Control.create(maxThreads + 1);
+    // Once the pool has had to grow, the owner keeps one idle worker per core ahead (pool.ts).
+    this.ctl = Control.create(maxThreads + 1, program.usesThreads ? platform.cpuCount() : 0);
+    this.pool = new PoolKeeper(this.ctl, (slot) => this.startWorker(slot));
     this.sinks = [options.stdout ?? 'inherit', options.stderr ?? 'inherit'];
     this.stdin = stdinPipe(options);
     this.init = {
@@ -107,6 +114,11 @@ export class Program {
   start(): Promise<number> {
     this.exitPromise ??= this.run();
     return this.exitPromise;
+  }
+
+  /** The worker pool's counters (workers started, spawns that had to grow the pool, ...). */
+  poolStats(): PoolStats {
+    return this.ctl.stats();
   }
 
   /** Ends the program now with `code` (as if a thread called proc_exit). */
@@ -144,7 +156,7 @@ export class Program {
     Object.assign(this.init, { workerScript: setup.workerScript, detached: setup.detached, embed: setup.embed });
     this.useFs(fs);
     const factory = new ThreadFactory(this.init, this.platform, this.ownerStdio());
-    this.prewarm(this.poolSize());
+    this.pool.prewarm(this.poolSize());
     this.exitPromise = this.watch(fs);
     return factory.importObject;
   }
@@ -169,7 +181,7 @@ export class Program {
   }
 
   private poolSize(): number {
-    return this.program.usesThreads ? checkCount('threads', this.options.threads ?? this.platform.cpuCount(), 0) : 0;
+    return this.program.usesThreads ? checkCount('threads', this.options.threads ?? 2 * this.platform.cpuCount(), 0) : 0;
   }
 
   private async run(): Promise<number> {
@@ -177,11 +189,11 @@ export class Program {
     this.useFs(fs);
     const pool = this.poolSize();
     if (this.options.runOnCallingThread) {
-      this.prewarm(pool);
+      this.pool.prewarm(pool);
       this.runHere();
     } else {
       this.startWorker(this.ctl.reserveSlot(), CMD_RUN_MAIN);
-      this.prewarm(pool);
+      this.pool.prewarm(pool);
     }
     return this.watch(fs);
   }
@@ -204,17 +216,8 @@ export class Program {
     }
   }
 
-  private prewarm(count: number): void {
-    for (let i = 0; i < count; i++) {
-      const slot = this.ctl.reserveSlot();
-      if (slot < 0) return;
-      this.ctl.pushIdle(slot);
-      this.startWorker(slot);
-    }
-  }
-
   private startWorker(slot: number, cmd?: number): void {
-    if (cmd !== undefined) this.ctl.command(slot, cmd, 0, 0);
+    if (cmd !== undefined) { this.ctl.command(slot, cmd, 0, 0); this.ctl.noteStarted(); }
     this.platform.startWorker({ ...this.init, slot }, (m) => reportFailure(this.ownerStdio(), this.ctl, m));
   }
 
@@ -255,6 +258,7 @@ export class Program {
       this.drainOutput();
       this.feedStdinOnDemand();
       if (Atomics.load(words, STATE) === STATE_EXITED) break;
+      this.pool.topUp();
       const onOutput = Atomics.waitAsync(words, OUT_SEQ, seq);
       if (onOutput.async) await Promise.race([onOutput.value, exit]);
     }

@@ -178,7 +178,13 @@ export class ThreadFactory {
   }
 }
 
-/** wasi-threads `thread-spawn`: a thread id > 0, or a negative value when no thread can start. */
+/**
+ * wasi-threads `thread-spawn`: a thread id > 0, or a negative value when no thread can start.
+ * Takes an idle worker (control.ts `takeIdle`), or, when none is idle, reserves a new slot,
+ * writes the command into it and starts its worker (Node: on this thread; browsers: the owner).
+ * Once the pool has had to grow, a spawn that leaves fewer than SPARE workers idle wakes the
+ * owner, which starts more ahead of the next spawns (pool.ts).
+ */
 function spawnThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: ThreadStdio, arg: number): number {
   if (!init.hasThreadStart) {
     reportFailure(stdio, ctl, 'the program called thread-spawn but does not export wasi_thread_start; '
@@ -186,7 +192,7 @@ function spawnThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: 
     throw new ExitSignal(1);
   }
   if (ctl.exited) return -1;
-  let slot = ctl.popIdleOrSoon(2);
+  let slot = ctl.takeIdle(2);
   const grow = slot < 0;
   if (grow) slot = ctl.reserveSlot();
   if (slot < 0) return -6; // EAGAIN: the pool is at its maximum
@@ -194,8 +200,11 @@ function spawnThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: 
   if (tid < 0) { if (!grow) ctl.pushIdle(slot); return -6; }
   ctl.command(slot, CMD_RUN_THREAD, tid, arg);
   if (grow) {
+    ctl.noteStarted();
+    ctl.noteGrown();
     platform.startWorker({ ...init, slot }, (message) => reportFailure(stdio, ctl, message));
   }
+  if (ctl.wantsTopUp) ctl.wakeMain();
   return tid;
 }
 

@@ -1,0 +1,139 @@
+// The worker pool: which idle worker a spawn takes, when the owner starts workers ahead of
+// demand (control.ts, pool.ts, unit tests on a control block), and programs that run far more
+// threads than the pool holds (guests blocked.c, chain.c). Outcomes only, never timings.
+import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
+import { after, describe, test } from 'node:test';
+import { Control } from '../dist/control.js';
+import { PoolKeeper } from '../dist/pool.js';
+import { createProgram, load } from '../dist/index.js';
+import { exitGuard, guest, RUN_TIMEOUT_MS } from './helpers.mjs';
+
+exitGuard(after);
+const c = (name) => guest('c', name);
+
+/** A control block with `n` slots whose workers "boot" when the test says so. */
+function pool(n, spare) {
+  const ctl = Control.create(n, spare);
+  const started = [];
+  const keeper = new PoolKeeper(ctl, (slot) => started.push(slot));
+  return { ctl, started, keeper };
+}
+
+describe('pool: control block and top-up', () => {
+  test('a spawn takes a ready worker before one that is still booting, even one pushed later', () => {
+    const { ctl, keeper } = pool(8, 0);
+    keeper.prewarm(3); // slots 0, 1, 2 on the idle stack, none booted
+    ctl.markReady(0);
+    assert.equal(ctl.takeIdle(0), 0);
+    assert.equal(ctl.stats().waited, 0);
+    // None ready: the most recently pushed booting worker; its thread starts once it has booted.
+    assert.equal(ctl.takeIdle(0), 2);
+    assert.equal(ctl.stats().waited, 1);
+    ctl.markReady(1);
+    assert.equal(ctl.takeIdle(0), 1);
+    assert.equal(ctl.takeIdle(0), -1);
+  });
+
+  test('a worker that took its command is no longer ready; back on the stack it is again', () => {
+    const { ctl, keeper } = pool(4, 0);
+    keeper.prewarm(1);
+    ctl.markReady(0);
+    assert.equal(ctl.takeIdle(0), 0);
+    ctl.markBusy(0);
+    ctl.markReady(0);
+    ctl.pushIdle(0);
+    assert.equal(ctl.takeIdle(0), 0);
+    assert.equal(ctl.stats().waited, 0);
+  });
+
+  test('no top-up while the prewarmed pool covers the demand', () => {
+    const { ctl, started, keeper } = pool(16, 2);
+    keeper.prewarm(2);
+    assert.equal(ctl.takeIdle(0), 1);
+    assert.equal(ctl.takeIdle(0), 0);
+    assert.equal(ctl.wantsTopUp, false);
+    keeper.topUp();
+    assert.deepEqual(started, [0, 1]);
+  });
+
+  test('once a spawn has grown the pool, the owner keeps SPARE workers idle ahead', () => {
+    const { ctl, started, keeper } = pool(16, 2);
+    keeper.prewarm(1);
+    assert.equal(ctl.takeIdle(0), 0);
+    const grown = ctl.reserveSlot(); // a spawn found none idle and started a worker itself
+    ctl.noteStarted();
+    ctl.noteGrown();
+    assert.equal(grown, 1);
+    assert.equal(ctl.wantsTopUp, true);
+    keeper.topUp();
+    assert.deepEqual(started, [0, 2, 3]);
+    assert.equal(ctl.stats().idle, 2);
+    assert.equal(ctl.wantsTopUp, false);
+    ctl.takeIdle(0);
+    keeper.topUp();
+    assert.deepEqual(started, [0, 2, 3, 4]);
+    assert.deepEqual(ctl.stats(), { started: 5, grown: 1, waited: 2, idle: 2, spare: 2 });
+  });
+
+  test('prewarm and top-up stop at the pool maximum', () => {
+    const { ctl, started, keeper } = pool(3, 8);
+    keeper.prewarm(5);
+    assert.deepEqual(started, [0, 1, 2]);
+    ctl.noteGrown();
+    keeper.topUp();
+    assert.equal(started.length, 3);
+    assert.equal(ctl.reserveSlot(), -1);
+  });
+});
+
+/** Runs a guest through createProgram, so that the pool's counters can be read afterwards. */
+async function runWithStats(wasm, args, options = {}) {
+  const out = [];
+  const program = createProgram(await load(wasm), {
+    args, stdin: '', ...options, stdout: (b) => out.push(Buffer.from(b)), stderr: (b) => out.push(Buffer.from(b)),
+  });
+  let timer;
+  const timeout = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('run did not finish')), RUN_TIMEOUT_MS); });
+  try {
+    const code = await Promise.race([program.start(), timeout]);
+    return { code, output: Buffer.concat(out).toString(), stats: program.poolStats() };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('pool: threads beyond the pool', () => {
+  test('a burst of 2 x cores threads finds every worker prewarmed (default options)', async () => {
+    const n = 2 * availableParallelism();
+    const r = await runWithStats(c('blocked'), [String(n)]);
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.output, new RegExp(`^blocked threads=${n} joined=${n} `));
+    assert.equal(r.stats.grown, 0, JSON.stringify(r.stats));
+    assert.equal(r.stats.started, 1 + n, JSON.stringify(r.stats)); // the main worker and the pool
+  });
+
+  test('512 threads alive at once, all blocked until the last has started, then joined', async () => {
+    const r = await runWithStats(c('blocked'), ['512']);
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.output, /^blocked threads=512 joined=512 /);
+    assert.ok(r.stats.started >= 513, JSON.stringify(r.stats));
+  });
+
+  test('a 100-deep chain of threads, each starting the next and joining it, completes', async () => {
+    const r = await runWithStats(c('chain'), ['100']);
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.output, /^chain depth=100 reached=100 /);
+  });
+
+  test('once the pool has had to grow, the owner starts workers ahead of the next spawns', async () => {
+    const r = await runWithStats(c('chain'), ['20'], { threads: 1 });
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.output, /^chain depth=20 reached=20 /);
+    const { started, grown } = r.stats;
+    assert.ok(grown >= 1, JSON.stringify(r.stats));
+    // Every worker is the main one, the prewarmed one, one a spawn started itself, or one the
+    // owner started ahead: some must be the last kind.
+    assert.ok(started > 2 + grown, `no worker was started ahead of demand: ${JSON.stringify(r.stats)}`);
+  });
+});
