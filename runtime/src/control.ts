@@ -27,7 +27,8 @@
  *   WAITED     spawns that took a worker still booting (statistics)
  *   IDLE_STACK MAX_SLOTS words: slots whose worker is waiting (or still booting) for work
  *   SLOT k     SLOT_WORDS words each: CMD, TID, ARG, READY (1 while its worker has an instance
- *              ready and waits for CMD; written only by that worker)
+ *              ready and waits for CMD; written only by that worker), PAGES (the memory size,
+ *              in 64 KiB pages, that the spawner saw: the new thread's stack and TLS lie below it)
  *
  * Invariants: a slot index is on the idle stack at most once, and only while its CMD is NONE;
  * only the thread that popped a slot writes its CMD (NONE -> RUN_THREAD); only the slot's worker
@@ -53,7 +54,7 @@ export const STARTED = 13;
 export const GROWN = 14;
 export const WAITED = 15;
 const HEADER_WORDS = 16;
-const SLOT_WORDS = 4;
+const SLOT_WORDS = 5;
 
 /** What the control block tells about the pool (`Program.poolStats`). */
 export interface PoolStats {
@@ -103,7 +104,7 @@ export class Control {
   }
 
   private idle(i: number): number { return HEADER_WORDS + i; }
-  slotWord(slot: number, field: 0 | 1 | 2 | 3): number {
+  slotWord(slot: number, field: 0 | 1 | 2 | 3 | 4): number {
     return HEADER_WORDS + this.words[MAX_SLOTS]! + slot * SLOT_WORDS + field;
   }
 
@@ -240,9 +241,10 @@ export class Control {
   }
 
   /** Hands a thread to `slot`'s worker and wakes it. The slot must have been popped or reserved. */
-  command(slot: number, cmd: number, tid: number, arg: number): void {
+  command(slot: number, cmd: number, tid: number, arg: number, pages = 0): void {
     this.words[this.slotWord(slot, 1)] = tid;
     this.words[this.slotWord(slot, 2)] = arg;
+    this.words[this.slotWord(slot, 4)] = pages;
     Atomics.store(this.words, this.slotWord(slot, 0), cmd);
     Atomics.notify(this.words, this.slotWord(slot, 0));
   }

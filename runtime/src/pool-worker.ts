@@ -41,6 +41,7 @@ export function serve(init: WorkerInit, platform: Platform, hooks?: InstanceHook
     const cmd = Atomics.load(ctl.words, cmdWord);
     const tid = ctl.words[ctl.slotWord(init.slot, 1)]!;
     const arg = ctl.words[ctl.slotWord(init.slot, 2)]!;
+    refreshMemoryView(init.memory, ctl.words[ctl.slotWord(init.slot, 4)]!);
     Atomics.store(ctl.words, cmdWord, CMD_NONE);
     if (!runThread(thread, ctl, stdio, cmd === CMD_RUN_MAIN ? 0 : tid, arg)) {
       hooks?.programEnded?.(ctl.waitExitCode());
@@ -79,4 +80,18 @@ export async function bootPoolWorker(hooksFor?: HooksFor): Promise<void> {
         });
     };
   }
+}
+
+/**
+ * Makes this worker's view of the shared memory cover `pages` (what the spawner saw when it
+ * handed over the thread: the thread's stack and TLS lie below). The instance was created before
+ * the spawn, and V8 tells other threads of a growth lazily: normally by an interrupt every
+ * isolate then sharing the memory gets, but a worker that received the memory while it grew
+ * misses that one. Its atomics and bulk operations check bounds against its own view, so a
+ * thread started on a stale view trapped ("memory access out of bounds" in pthread_cond_wait,
+ * 1 of 512 threads). `memory.grow(0)` refreshes this isolate's view (and interrupts every other
+ * isolate), so it runs only when the view is short.
+ */
+function refreshMemoryView(memory: WebAssembly.Memory | null, pages: number): void {
+  if (memory && memory.buffer.byteLength < pages * 65536) memory.grow(0);
 }

@@ -198,7 +198,9 @@ function spawnThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: 
   if (slot < 0) return -6; // EAGAIN: the pool is at its maximum
   const tid = ctl.nextThreadId();
   if (tid < 0) { if (!grow) ctl.pushIdle(slot); return -6; }
-  ctl.command(slot, CMD_RUN_THREAD, tid, arg);
+  // The new thread's stack and TLS were allocated (and the TLS written, by a bulk copy that
+  // checks bounds) on this thread: this thread's view of the memory covers them.
+  ctl.command(slot, CMD_RUN_THREAD, tid, arg, init.memory ? init.memory.buffer.byteLength / WASM_PAGE : 0);
   if (grow) {
     ctl.noteStarted();
     ctl.noteGrown();
@@ -207,6 +209,8 @@ function spawnThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: 
   if (ctl.wantsTopUp) ctl.wakeMain();
   return tid;
 }
+
+const WASM_PAGE = 65536;
 
 export function reportFailure(stdio: ThreadStdio, ctl: Control, message: string): void {
   ctl.requestExit(1, () => stdio.write(2, new TextEncoder().encode(`spindle: error: ${message}\n`)));
