@@ -32,7 +32,7 @@
  *
  * Invariants: a slot index is on the idle stack at most once, and only while its CMD is NONE;
  * only the thread that popped a slot writes its CMD (NONE -> RUN_THREAD); only the slot's worker
- * resets it to NONE. STATE only moves forward 0 -> 1 -> 2, and the thread that moved it 0 -> 1
+ * resets it to NONE; once the exit is published, the exiting thread moves every NONE to EXIT. STATE only moves forward 0 -> 1 -> 2, and the thread that moved it 0 -> 1
  * is the only writer of EXIT_CODE. READY is a hint for choosing among idle slots: a slot taken
  * while its worker still boots is correct, its thread only starts later.
  */
@@ -73,6 +73,7 @@ export interface PoolStats {
 export const CMD_NONE = 0;
 export const CMD_RUN_THREAD = 1;
 export const CMD_RUN_MAIN = 2;
+export const CMD_EXIT = 3;
 
 export const STATE_RUNNING = 0;
 export const STATE_EXITING = 1;
@@ -136,8 +137,23 @@ export class Control {
       Atomics.store(this.words, EXIT_CODE, code);
       Atomics.store(this.words, STATE, STATE_EXITED);
       Atomics.notify(this.words, STATE);
+      this.releaseIdle();
     }
     return true;
+  }
+
+  /**
+   * After the exit: every worker waiting for a command gets CMD_EXIT and returns from its loop,
+   * so the workers end on their own threads, all at once, instead of one after another when
+   * their owner terminates them (Node joins a worker's children in turn).
+   */
+  private releaseIdle(): void {
+    const used = Math.min(Atomics.load(this.words, SLOTS_USED), this.words[MAX_SLOTS]!);
+    for (let s = 0; s < used; s++) {
+      const cmd = this.slotWord(s, 0);
+      Atomics.compareExchange(this.words, cmd, CMD_NONE, CMD_EXIT);
+      Atomics.notify(this.words, cmd);
+    }
   }
 
   /** Reserves a never-used slot, or returns -1 when the pool is at its maximum. */

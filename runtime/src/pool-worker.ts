@@ -5,7 +5,8 @@
  * for its whole life and serves threads in it one after another:
  *
  *   instantiate a fresh instance  ->  ready  ->  wait for CMD in its slot  ->  run the thread  ->
- *   back on the idle stack  ->  instantiate ... until the program ends.
+ *   back on the idle stack  ->  instantiate ... until the program ends (an idle worker then gets
+ *   CMD_EXIT and returns, so that it ends on its own thread).
  *
  * The instance for the next thread is created before the worker waits, so a spawn only costs a
  * notify. Whoever created this worker has already put its slot on the idle stack (prewarm,
