@@ -19,6 +19,9 @@ import * as fsNative from '../fs-native/experiment.mjs';
 import * as spawnLatency from '../runtime/experiments/spawn-latency.mjs';
 import * as firstOutput from '../runtime/experiments/first-output.mjs';
 import * as optimizingTier from '../runtime/experiments/optimizing-tier.mjs';
+import * as threadCost from '../runtime/experiments/thread-cost.mjs';
+import * as poolAhead from '../runtime/experiments/pool-ahead.mjs';
+import * as poolAheadBrowser from '../runtime/experiments/pool-ahead-browser.mjs';
 import * as browser from '../browser/experiment.mjs';
 import * as browserOpfs from '../browser/opfs.mjs';
 import * as nodeLines from '../hosts/node-lines.mjs';
@@ -45,6 +48,9 @@ export async function loadRegistry() {
       ...optimizingTier, needs: RUNTIME_NEEDS, source: 'bench/runtime/experiments/optimizing-tier.mjs',
       charts: [{ file: 'optimizing-tier.svg', kind: 'lines', title: 'Optimizing tier up front: math compute time', metric: 'compute' }],
     },
+    { ...poolAhead, source: 'bench/runtime/experiments/pool-ahead.mjs' },
+    { ...poolAheadBrowser, source: 'bench/runtime/experiments/pool-ahead-browser.mjs' },
+    { ...threadCost, source: 'bench/runtime/experiments/thread-cost.mjs' },
     { ...nodeLines, source: 'bench/hosts/node-lines.mjs' },
     { ...largeModule, source: 'bench/hosts/large-module.mjs' },
     { ...hostdir, source: 'bench/hostdir/experiment.mjs' },

@@ -1,0 +1,161 @@
+/**
+ * The thread-cost experiment (issue 17 item 4: cheap threads beyond the pool): what a thread costs
+ * once the program runs more threads than the pool holds, in time and memory, against the floor
+ * (bare Node workers), wasmtime, native threads, and an older spindle in the same run.
+ *
+ *   blocked N  N threads alive at once, all blocked on a condition variable until the last has
+ *              started, then released and joined (tests/guests/c/blocked.c); N = 512 and N = 1
+ *   chain D    thread k starts thread k+1 and joins it, to depth D: each start waits for the
+ *              previous (tests/guests/c/chain.c); D = 100 and D = 1
+ *
+ * Configurations: spindle (this runtime, default options), spindle-before (an older checkout's
+ * CLI, `--param thread-cost.before=DIR`: the baseline of the ratios), node-workers (the floor:
+ * bare worker_threads Workers of an eval'd script in the same shapes, bench/runtime/hosts/
+ * bare-workers.mjs), wasmtime 46, native (gcc -O2 -pthread).
+ *
+ * Every run is a fresh process under GNU time (lib/rusage.mjs): exit = the parent's wall time,
+ * cpu = user + system time of the whole process, rss = its peak resident set. Per thread = (value
+ * at N - value at 1) / (N - 1), from the medians: the process's fixed costs (Node, compile, the
+ * prewarmed pool) cancel out. A run counts only if the program reports every thread joined
+ * (blocked) or the full depth reached (chain).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { measure, parseLine, withRatios } from '../../harness/lib/measure.mjs';
+import { rusageUnavailable, underRusage } from '../../harness/lib/rusage.mjs';
+import { unavailableRows } from '../../harness/rows.mjs';
+import { wasmtimeCommand } from '../../math/experiment.mjs';
+
+export const id = 'thread-cost';
+export const title = 'Threads beyond the pool: 512 blocked threads and a 100-deep spawn chain, time and memory per thread';
+export const needs = ['programs', 'wasmtime'];
+export const runByDefault = false;
+export const params = {
+  before: 'a built checkout of an older commit (DIR with runtime/dist/cli.js): the spindle-before configuration and the baseline',
+  blocked: 'threads of the blocked shape (default 512)',
+  chain: 'depth of the chain shape (default 100)',
+};
+export const notes = [
+  'Per thread = (median at N - median at 1) / (N - 1): the fixed costs of a process (Node, compiling the module, the prewarmed pool) cancel out.',
+  'spindle and spindle-before run with default options; every configuration is a fresh process under GNU time (cpu = user + system of all its threads, rss = peak resident set).',
+  'node-workers is the floor of a thread on Node: one bare worker_threads Worker per thread (an eval\'d script, no wasm), in the same shape (bench/runtime/hosts/bare-workers.mjs).',
+  'On a loaded machine wall times stretch with the load (every Node worker start needs CPU); CPU time per thread is the steadier figure. Read them with the load average.',
+];
+export const charts = [
+  { file: 'thread-cost-exit.svg', kind: 'bars', title: 'Threads beyond the pool: process wall time', metric: 'exit', log: true },
+  { file: 'thread-cost-rss.svg', kind: 'bars', title: 'Threads beyond the pool: peak memory', metric: 'rss', log: true },
+];
+
+const METRICS = [{ key: 'exit', unit: 'ms' }, { key: 'cpu', unit: 'ms' }, { key: 'rss', unit: 'MiB' }, { key: 'elapsed', unit: 'ms' }];
+const GUESTS = ['blocked', 'chain'];
+
+export function unavailable() {
+  return rusageUnavailable();
+}
+
+/** The guests of the two shapes, for wasm (tools/wasi-cc) and natively (gcc), rebuilt when stale. */
+function buildGuests(ctx) {
+  const dir = join(ctx.repo, 'build', 'bench', 'runtime', 'thread-cost');
+  mkdirSync(dir, { recursive: true });
+  const stale = (out, src) => !existsSync(out) || statSync(out).mtimeMs < statSync(src).mtimeMs;
+  const out = {};
+  for (const name of GUESTS) {
+    const src = join(ctx.repo, 'tests', 'guests', 'c', `${name}.c`);
+    const wasm = join(dir, `${name}.wasm`), native = join(dir, `${name}-native`);
+    if (stale(wasm, src)) { ctx.log(`build ${wasm}`); execFileSync(join(ctx.repo, 'tools', 'wasi-cc'), [src, '-o', wasm], { stdio: 'inherit' }); }
+    if (stale(native, src)) { ctx.log(`build ${native}`); execFileSync('gcc', ['-O2', '-pthread', src, '-o', native], { stdio: 'inherit' }); }
+    out[name] = { wasm, native };
+  }
+  return out;
+}
+
+/** The older checkout's CLI, or why there is none. */
+function beforeCli(ctx) {
+  const dir = ctx.params?.[`${id}.before`];
+  if (!dir) return { why: `no older checkout given: --param ${id}.before=DIR (a built checkout, e.g. git worktree add DIR <commit> and its runtime build)` };
+  const cli = join(resolve(dir), 'runtime', 'dist', 'cli.js');
+  return existsSync(cli) ? { cli } : { why: `${cli} does not exist: build the runtime of that checkout first` };
+}
+
+/** Checks one run's output line and returns its figures with the run's rusage. */
+function checker(shape, n, usage, prefix = '') {
+  return (r) => {
+    const f = parseLine(r.stdout, `${prefix}${shape} `);
+    if (shape === 'blocked' && (Number(f.threads) !== n || Number(f.joined) !== n)) throw new Error(`expected ${n} threads joined: ${r.stdout.trim()}`);
+    if (shape === 'chain' && (Number(f.depth) !== n || Number(f.reached) !== n)) throw new Error(`expected depth ${n} reached: ${r.stdout.trim()}`);
+    const u = usage.read();
+    return { exit: r.wallMs, cpu: u.cpu_ms, rss: u.rss_mb, elapsed: Number(f.elapsed_ms) };
+  };
+}
+
+export async function run(ctx) {
+  const guests = buildGuests(ctx);
+  const before = beforeCli(ctx);
+  const bare = join(ctx.benchDir, 'hosts', 'bare-workers.mjs');
+  const sizes = { blocked: Number(ctx.params?.[`${id}.blocked`] ?? 512), chain: Number(ctx.params?.[`${id}.chain`] ?? 100) };
+  const rows = [];
+  for (const shape of GUESTS) {
+    const big = sizes[shape];
+    if (!(Number.isInteger(big) && big > 1)) throw new Error(`${id}.${shape} must be a whole number > 1, got ${big}`);
+    const spec = { experiment: id, baseline: 'spindle-before', metrics: METRICS, timeoutMs: 600_000 };
+    const configs = [], missing = [];
+    for (const n of [big, 1]) {
+      const variant = `${shape} ${shape === 'chain' ? 'D' : 'N'}=${n}`;
+      const args = [String(n)];
+      const add = (config, cmd, note, prefix) => {
+        const usage = underRusage(cmd, `${config}-${shape}-${n}`);
+        configs.push({ config, variant, cmd: usage.cmd, check: checker(shape, n, usage, prefix), note });
+      };
+      add('spindle', ctx.commands.spindle(guests[shape].wasm, args), 'spindle CLI, default options');
+      if (before.cli) add('spindle-before', [process.execPath, [before.cli, 'run', guests[shape].wasm, ...args]], `spindle CLI of ${ctx.params[`${id}.before`]}, default options`);
+      else missing.push({ config: 'spindle-before', variant, why: before.why });
+      add('node-workers', [process.execPath, [bare, shape, ...args]], 'bare worker_threads Workers in the same shape (the floor on Node)', 'bare ');
+      if (ctx.wasmtime.exe) add('wasmtime-46', wasmtimeCommand(ctx.wasmtime.exe, guests[shape].wasm, args), 'wasmtime 46.0.1, -W threads=y,shared-memory=y -S threads=y');
+      else missing.push({ config: 'wasmtime-46', variant, why: ctx.wasmtime.unavailable });
+      add('native', [guests[shape].native, args], 'gcc -O2 -pthread');
+    }
+    ctx.log(`thread-cost ${shape} (${big} and 1)`);
+    rows.push(...await measure(ctx, { ...spec, variant: shape, configs }));
+    for (const m of missing) rows.push(...unavailableRows({ ...spec, variant: m.variant, config: m.config, reason: m.why }));
+    rows.push(...perThreadRows(rows, shape, big));
+  }
+  return withRatios(rows);
+}
+
+/** Rows of the per-thread cost: (value at N - value at 1) / (N - 1), min and median of each. */
+function perThreadRows(rows, shape, big) {
+  const unit = shape === 'chain' ? 'D' : 'N';
+  const at = (config, metric, n) => rows.find((r) => r.variant === `${shape} ${unit}=${n}` && r.config === config && r.metric === metric);
+  const out = [];
+  for (const config of [...new Set(rows.filter((r) => r.variant.startsWith(`${shape} `)).map((r) => r.config))]) {
+    for (const metric of ['exit', 'cpu', 'rss']) {
+      const hi = at(config, metric, big), lo = at(config, metric, 1);
+      const ok = Boolean(hi?.ok && lo?.ok);
+      const per = (a, b) => (a - b) / (big - 1);
+      out.push({
+        experiment: id, variant: `${shape} per thread`, config, metric, unit: hi?.unit ?? '', runs: ok ? hi.runs : 0,
+        min: ok ? per(hi.min, lo.min) : NaN, median: ok ? per(hi.median, lo.median) : NaN, baseline: 'spindle-before',
+        ratio_min: NaN, ratio_median: NaN, ok, error: ok ? '' : (hi?.error || lo?.error || 'not measured'),
+        note: `(${unit}=${big} - ${unit}=1) / ${big - 1}`, samples: [],
+      });
+    }
+  }
+  return out;
+}
+
+/** Issue 17 item 4: per thread beyond the pool at most half of the older runtime's time and memory. */
+export function goals(rows) {
+  const get = (shape, config, metric) => rows.find((r) => r.variant === `${shape} per thread` && r.config === config && r.metric === metric);
+  const out = [];
+  for (const shape of GUESTS) {
+    for (const [metric, what, unit] of [['exit', 'time', 'ms'], ['cpu', 'CPU time', 'ms'], ['rss', 'memory', 'MiB']]) {
+      const now = get(shape, 'spindle', metric), old = get(shape, 'spindle-before', metric), floor = get(shape, 'node-workers', metric);
+      if (!now?.ok || !old?.ok) { out.push(`${shape}, ${what} per thread <= 0.5x the older runtime: NOT MEASURED`); continue; }
+      const r = now.median / old.median;
+      out.push(`${shape}, ${what} per thread <= 0.5x the older runtime: ${r <= 0.5 ? 'MET' : 'NOT MET'} (${now.median.toFixed(2)} vs ${old.median.toFixed(2)} ${unit}, ${r.toFixed(2)}x`
+        + (floor?.ok ? `; floor, a bare Node worker: ${floor.median.toFixed(2)} ${unit})` : ')'));
+    }
+  }
+  return out;
+}

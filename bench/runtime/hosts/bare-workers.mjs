@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+/**
+ * The floor of a thread on Node: bare worker_threads Workers (an eval'd script of a few lines, no
+ * wasm, no runtime) in the two shapes of the thread-cost experiment's guests, so that each
+ * spindle figure has the cost of the Node workers it cannot avoid beside it (one worker per
+ * running wasm thread: a thread that blocks needs its own isolate and OS thread).
+ *
+ *   node bare-workers.mjs blocked N   N workers alive at once, each blocked in Atomics.wait until
+ *                                     the last has started; then released and awaited
+ *   node bare-workers.mjs chain D     worker k starts worker k+1 and blocks until it ends (the
+ *                                     nested start works while its parent blocks), to depth D
+ *
+ * Prints `bare blocked threads=N joined=N elapsed_ms=F` or `bare chain depth=D reached=D
+ * elapsed_ms=F` (from the first Worker constructor to the end of the last worker).
+ */
+import { Worker } from 'node:worker_threads';
+import { performance } from 'node:perf_hooks';
+
+// Words: 0 started (blocked) / reached depth (chain), 1 released (blocked).
+const BLOCKED = `
+  const { workerData: w } = require('node:worker_threads');
+  const words = new Int32Array(w.buf);
+  Atomics.add(words, 0, 1);
+  Atomics.notify(words, 0);
+  while (Atomics.load(words, 1) === 0) Atomics.wait(words, 1, 0);
+`;
+
+// Each link waits for its child's end word, as pthread_join waits for the thread's exit.
+const CHAIN = `
+  const { Worker, workerData: w } = require('node:worker_threads');
+  const words = new Int32Array(w.buf);
+  Atomics.store(words, 0, w.k);
+  if (w.k < w.depth) {
+    const done = new Int32Array(new SharedArrayBuffer(4));
+    new Worker(w.script, { eval: true, workerData: { ...w, k: w.k + 1, done: done.buffer } });
+    while (Atomics.load(done, 0) === 0) Atomics.wait(done, 0, 0);
+  }
+  const mine = new Int32Array(w.done);
+  Atomics.store(mine, 0, 1);
+  Atomics.notify(mine, 0);
+`;
+
+const exited = (worker) => new Promise((resolve, reject) => { worker.on('exit', resolve); worker.on('error', reject); });
+
+async function blocked(n) {
+  const words = new Int32Array(new SharedArrayBuffer(8));
+  const t0 = performance.now();
+  const workers = Array.from({ length: n }, () => new Worker(BLOCKED, { eval: true, workerData: { buf: words.buffer } }));
+  const ends = workers.map(exited);
+  // The main thread only waits asynchronously: its event loop must stay free for the workers' start.
+  while (Atomics.load(words, 0) < n) await Atomics.waitAsync(words, 0, Atomics.load(words, 0)).value;
+  Atomics.store(words, 1, 1);
+  Atomics.notify(words, 1);
+  const codes = await Promise.all(ends);
+  const joined = codes.filter((c) => c === 0).length;
+  process.stdout.write(`bare blocked threads=${n} joined=${joined} elapsed_ms=${(performance.now() - t0).toFixed(3)}\n`);
+  return joined === n ? 0 : 1;
+}
+
+async function chain(depth) {
+  const words = new Int32Array(new SharedArrayBuffer(4));
+  const done = new Int32Array(new SharedArrayBuffer(4));
+  const t0 = performance.now();
+  const first = new Worker(CHAIN, { eval: true, workerData: { buf: words.buffer, done: done.buffer, k: 1, depth, script: CHAIN } });
+  await exited(first);
+  while (Atomics.load(done, 0) === 0) await Atomics.waitAsync(done, 0, 0).value;
+  const reached = Atomics.load(words, 0);
+  process.stdout.write(`bare chain depth=${depth} reached=${reached} elapsed_ms=${(performance.now() - t0).toFixed(3)}\n`);
+  return reached === depth ? 0 : 1;
+}
+
+const [shape, count] = process.argv.slice(2);
+const n = Number(count);
+if (!['blocked', 'chain'].includes(shape) || !Number.isInteger(n) || n < 1) {
+  process.stderr.write('usage: node bare-workers.mjs blocked N | chain D   (N, D >= 1)\n');
+  process.exit(2);
+}
+process.exitCode = await (shape === 'blocked' ? blocked(n) : chain(n));
