@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Runs every test of the project after setting up what they need (tools/setup.sh).
+# Runs every test of the project after setting up what they need (tools/setup-tests.sh). The
+# runtime's tests run on the Node on the PATH and on Node 26 (tools/node-lines.sh); with
+# SPINDLE_ALL_NODE_LINES=1 also on Node 22 and 24.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-"$repo/tools/setup.sh"
+"$repo/tools/setup-tests.sh"
 step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 
 # First, as it fails fast: formatting, clippy -D warnings (native and wasm32) and module layering.
@@ -58,3 +60,14 @@ skipped=$(grep -E '^\s*(not )?ok .*# (SKIP|TODO)' build/test-runtime.tap || true
 if [ -n "$skipped" ]; then
   printf '\n\033[1m== not run or known to fail (SKIP/TODO), with the reason:\033[0m\n%s\n' "$(sed -E 's/^\s*(not )?ok [0-9]+ - //' <<<"$skipped")" >&2
 fi
+
+# The other Node lines: the same tests, each on that line's node (children they start use it too).
+for major in $(bash tools/node-lines.sh --test-lines); do
+  node_bin=$(bash tools/node-lines.sh "$major")
+  step "test: runtime (node:test) on Node $("$node_bin" --version)"
+  (cd runtime && SPINDLE_TEST_ALL=1 "$node_bin" --test --test-reporter=tap --test-concurrency=2 test/*.test.mjs) | tee "build/test-runtime-node$major.tap"
+  skipped=$(grep -E '^\s*(not )?ok .*# (SKIP|TODO)' "build/test-runtime-node$major.tap" || true)
+  if [ -n "$skipped" ]; then
+    printf '\n\033[1m== Node %s: not run or known to fail (SKIP/TODO), with the reason:\033[0m\n%s\n' "$major" "$(sed -E 's/^\s*(not )?ok [0-9]+ - //' <<<"$skipped")" >&2
+  fi
+done
