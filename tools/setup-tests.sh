@@ -1,22 +1,26 @@
 #!/usr/bin/env bash
-# Set-up for the tests (tools/test.sh) on top of the main job's (tools/setup.sh): rustfmt and
-# clippy, nightly + Miri, the Vite example's npm packages (the browser tests build it), and the
-# Node lines the runtime's tests run on besides the Node on the PATH (tools/node-lines.sh: 26; also
-# 22 and 24 with SPINDLE_ALL_NODE_LINES=1). Idempotent: it skips what is there.
+# Set-up for the tests (tools/test.sh) on top of the main job's (tools/setup.sh), idempotently:
+#   rustfmt and clippy                 tools/lint-rust.sh
+#   nightly + Miri + rust-src          spindle-alloc's single-thread tests under Miri
+#   the Vite example's npm packages    the browser tests build it
+#   the browsers and their drivers     tools/browsers/setup.sh (Chromium, Firefox ESR, WebKitGTK)
+#   the other Node lines               tools/node-lines.sh --test-lines (26; 22, 24 and 26 with
+#                                      SPINDLE_ALL_NODE_LINES=1)
+# The napi tests' packages need the runtime built first: tools/test.sh runs tests/napi/setup.sh
+# after the build.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 say() { printf '\033[1m[setup-tests]\033[0m %s\n' "$*" >&2; }
 
 "$repo/tools/setup.sh"
 
-# rustfmt and clippy (tools/lint-rust.sh, the first step of tools/test.sh).
 rust_has() { rustup component list --installed 2>/dev/null | grep -q "^$1"; }
 if ! rust_has rustfmt || ! rust_has clippy; then
   say "rustup component add rustfmt clippy"
   rustup component add rustfmt clippy >/dev/null
 fi
 
-# Miri (tools/test.sh runs spindle-alloc's single-thread tests under it, on i686): nightly + miri + rust-src.
+# The allocator's tests under Miri, on i686: nightly + miri + rust-src.
 nightly_has() { rustup +nightly component list --installed 2>/dev/null | grep -q "^$1"; }
 if ! nightly_has miri || ! nightly_has rust-src; then
   say "rustup toolchain install nightly --component miri,rust-src"
@@ -28,6 +32,8 @@ if [ ! -d "$repo/$pkg/node_modules" ] || [ "$repo/$pkg/package-lock.json" -nt "$
   say "npm ci ($pkg)"
   (cd "$repo/$pkg" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 fi
+
+bash "$repo/tools/browsers/setup.sh"
 
 bash "$repo/tools/node-lines.sh" $(bash "$repo/tools/node-lines.sh" --test-lines) >/dev/null
 say "ready"

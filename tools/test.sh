@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of the project after setting up what they need (tools/setup-tests.sh). The
-# runtime's tests run on the Node on the PATH and on Node 26 (tools/node-lines.sh); with
-# SPINDLE_ALL_NODE_LINES=1 also on Node 22 and 24.
+# runtime's tests run on the Node on the PATH (20 or later), then those whose outcome depends on
+# the Node line run again on Node 26 (tools/node-lines.sh; also on 22 and 24 with
+# SPINDLE_ALL_NODE_LINES=1, the longer mode).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -11,9 +12,6 @@ step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
 # First, as it fails fast: formatting, clippy -D warnings (native and wasm32) and module layering.
 step "lint: Rust crates (tools/lint-rust.sh: rustfmt, clippy, layers)"
 bash tools/lint-rust.sh
-
-step "set-up: browsers for the browser tests (tools/browsers/setup.sh: Chromium, Firefox ESR, WebKitGTK + drivers)"
-bash tools/browsers/setup.sh
 
 step "build: memory-FS module (tools/build-fs-module.sh)"
 bash tools/build-fs-module.sh >/dev/null
@@ -61,11 +59,19 @@ if [ -n "$skipped" ]; then
   printf '\n\033[1m== not run or known to fail (SKIP/TODO), with the reason:\033[0m\n%s\n' "$(sed -E 's/^\s*(not )?ok [0-9]+ - //' <<<"$skipped")" >&2
 fi
 
-# The other Node lines: the same tests, each on that line's node (children they start use it too).
+# The other Node lines: again, on each line's node (the spindle processes the tests start run on
+# it too), every runtime test whose outcome can depend on the Node line: V8's tiering and wasm
+# features, node:fs and libuv (host directories, times), worker_threads, the test runner itself.
+# Left out, as they would only repeat the first pass: the browser suites (Node serves files and
+# drives the browser there; the runtime runs in the browser's engine) and the checks of the
+# repository's own files (guests-coverage), and napi.test.mjs, which the first pass runs on Node 26
+# too (its packages on the PATH's Node and on Node 26, each against the stock loader on that Node).
+NOT_NODE_LINE_DEPENDENT='^test/(browser.*|opfs|demo|napi-browser|napi|guests-coverage)\.test\.mjs$'
 for major in $(bash tools/node-lines.sh --test-lines); do
   node_bin=$(bash tools/node-lines.sh "$major")
-  step "test: runtime (node:test) on Node $("$node_bin" --version)"
-  (cd runtime && SPINDLE_TEST_ALL=1 "$node_bin" --test --test-reporter=tap --test-concurrency=2 test/*.test.mjs) | tee "build/test-runtime-node$major.tap"
+  step "test: runtime (node:test) on Node $("$node_bin" --version), the suites that depend on the Node line"
+  files=$(cd runtime && ls test/*.test.mjs | grep -Ev "$NOT_NODE_LINE_DEPENDENT")
+  (cd runtime && SPINDLE_TEST_ALL=1 "$node_bin" --test --test-reporter=tap --test-concurrency=2 $files) | tee "build/test-runtime-node$major.tap"
   skipped=$(grep -E '^\s*(not )?ok .*# (SKIP|TODO)' "build/test-runtime-node$major.tap" || true)
   if [ -n "$skipped" ]; then
     printf '\n\033[1m== Node %s: not run or known to fail (SKIP/TODO), with the reason:\033[0m\n%s\n' "$major" "$(sed -E 's/^\s*(not )?ok [0-9]+ - //' <<<"$skipped")" >&2

@@ -55,7 +55,7 @@ function buildVite() {
   viteBuild ??= (async () => {
     const example = join(runtimeDir, 'examples', 'vite');
     const vite = join(example, 'node_modules', 'vite', 'bin', 'vite.js');
-    assert.ok(existsSync(vite), "the Vite example's packages are missing: run 'npm ci' in runtime/examples/vite (tools/setup.sh does)");
+    assert.ok(existsSync(vite), "the Vite example's packages are missing: run 'npm ci' in runtime/examples/vite (tools/setup-tests.sh does)");
     const out = mkdtempSync(join(tmpdir(), 'spindle-vite-'));
     temps.push(out);
     const b = spawnSync(process.execPath, [vite, 'build', '--outDir', out, '--emptyOutDir', '--logLevel', 'error'],

