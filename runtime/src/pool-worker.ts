@@ -69,7 +69,7 @@ export async function bootPoolWorker(hooksFor?: HooksFor): Promise<void> {
     // The handler is set before any await: a message that arrives while no handler is set is
     // dropped once the module has been evaluated.
     const scope = globalThis as unknown as { onmessage: ((e: MessageEvent<WorkerInit>) => void) | null };
-    const platform = import('./platform/browser/index.js');
+    const platform = import('./platform/browser/pool-worker-platform.js');
     scope.onmessage = (e) => {
       scope.onmessage = null;
       Promise.all([platform, hooksFor?.(e.data)])

@@ -3,37 +3,41 @@
  * and no host file descriptors.
  *
  * Workers: every worker of a program is a dedicated module worker created by the thread that
- * runs the program (the owner: the page's main thread, or a worker of the user's), never by
- * another pool worker. When a thread on a pool worker must grow the pool, it has already written
- * the command into a fresh slot of the control block (as in Node); it then posts `{ grow: slot }`
- * to its parent, which is always the owner, and returns the thread id at once. The owner, which
- * never blocks (it only awaits), creates the worker with the program's WorkerInit. Why not
+ * runs the program (the owner: the page's main thread, or a worker of the user's) or by its
+ * creator (below), never by another pool worker. When a thread on a pool worker must grow the
+ * pool, it has already written the command into a fresh slot of the control block (as in Node);
+ * it then posts `{ grow: slot }` to its parent, the owner or the creator, and returns the thread
+ * id at once. The parent, which never blocks (it only awaits), creates the worker with the
+ * program's WorkerInit. Why not
  * start the worker right there: a spawning thread usually blocks next (Atomics.wait in
  * pthread_join), and Chromium's start-up of a nested dedicated worker needs its parent's event
  * loop, so it could hang; a message to the parent needs nothing from the sender once posted.
  * The parent port is per worker, so no channel name is needed to tell programs apart.
  *
- * Output and input: stdout/stderr always take the `ring` route (callbacks, on the owner) and
- * stdin is a pipe fed by the owner, so the fd calls here only answer errnos.
+ * An owner that is a worker (run() from a worker of the page) creates none of the pool workers
+ * itself: it creates one creator (creator-worker.ts), which creates them all and serves their
+ * growth requests. Firefox can block `new Worker()` inside a worker forever while WebDriver or
+ * DevTools is attached (docs/known-issues/firefox-nested-worker.md); the creator is then the
+ * thread that is stuck, and the owner, still free, ends the program with a one-line error when a
+ * creation has not finished within CREATE_BOUND_MS. (The owner's own `new Worker()` of the
+ * creator can still block: one creation per program instead of one per worker.) An embedder's
+ * worker script (`browserPlatformWith`) is created by the owner itself, as from the page.
+ *
+ * The calls that do not create workers, and the pool workers' own platform, are in
+ * pool-worker-platform.ts.
  *
  * Compiler tiers: Chrome compiles wasm with Liftoff first and tiers hot functions up to TurboFan
  * in the background (dynamic tiering); a page cannot pass V8 flags, so the optimizing-tier
  * switch is a no-op. (A long loop entered once may stay in baseline code: no OSR for wasm.)
  *
- * Thread rules: `browserPlatform` is used on the owner only and `poolWorkerPlatform` on pool
- * workers only; the per-program record below lives on the owner.
+ * Thread rules: `browserPlatform` is used on the owner only (`poolWorkerPlatform`, on pool
+ * workers only, is in pool-worker-platform.ts); the per-program record below lives on the owner.
  */
 import type { Platform, WorkerHandle } from '../types.js';
 import type { GrowRequest, WorkerInit } from '../../protocol.js';
-import { endOpfs, opfsDriver, withOpfs } from './opfs-owner.js';
-
-const ERRNO_BADF = 8;
-const ERRNO_NOTSUP = 58;
-
-/** A worker's global scope, as far as this file uses it (the DOM lib has no worker types). */
-interface WorkerScope {
-  postMessage(message: unknown): void;
-}
+import { endOpfs, withOpfs } from './opfs-owner.js';
+import { browserHost } from './pool-worker-platform.js';
+import type { CreatorReport } from './creator-worker.js';
 
 /**
  * The workers of one program, on its owner. Keyed by the program's control block, which
@@ -46,7 +50,14 @@ interface ProgramWorkers {
   ended: boolean;
   /** Creates one pool worker (the runtime's script, or an embedder's: `browserPlatformWith`). */
   newWorker: NewWorker;
+  /** The creator, when the owner is a worker (then `workers` holds only it). */
+  creator?: Worker;
+  /** Creations asked of the creator and not yet finished: slot -> the timer of its bound. */
+  pending: Map<number, ReturnType<typeof setTimeout>>;
 }
+
+/** How long a creation asked of the creator may take before the program ends with an error. */
+const CREATE_BOUND_MS = 20_000;
 
 /**
  * Creates a module worker running a pool worker script, named `name`. The `new Worker(new
@@ -63,10 +74,12 @@ function startWorker(newWorker: NewWorker, init: WorkerInit, onFailure: (message
   init = withOpfs(init);
   let record = programs.get(init.control);
   if (!record) {
-    record = { workers: [], onFailure, ended: false, newWorker };
+    record = { workers: [], onFailure, ended: false, newWorker, pending: new Map() };
     programs.set(init.control, record);
+    if (newWorker === runtimeWorker && isWorkerScope()) startCreator(record);
   }
-  create(init, record);
+  if (record.creator) askCreator(init, record);
+  else create(init, record);
   const owner = record;
   return { terminate: async () => { endProgram(owner); endOpfs(init.control); } };
 }
@@ -93,20 +106,71 @@ function create(init: WorkerInit, record: ProgramWorkers): void {
   worker.postMessage(init);
 }
 
+/** True on a worker's thread (a dedicated worker of the page, say), false on the page's. */
+function isWorkerScope(): boolean {
+  const scope = (globalThis as { WorkerGlobalScope?: abstract new () => unknown }).WorkerGlobalScope;
+  return scope !== undefined && globalThis instanceof scope;
+}
+
+function startCreator(record: ProgramWorkers): void {
+  let creator: Worker;
+  try {
+    creator = new Worker(new URL('./creator-worker.js', import.meta.url), { type: 'module', name: 'spindle creator' });
+  } catch (e) {
+    record.onFailure(`cannot start the worker that creates the pool's workers: ${e instanceof Error ? e.message : String(e)}`);
+    return;
+  }
+  record.creator = creator;
+  record.workers.push(creator); // terminating it ends every worker it created
+  creator.onerror = (e) => {
+    e.preventDefault();
+    record.onFailure(`the worker that creates the pool's workers failed: ${e.message || 'its script did not load (is the runtime\'s dist/ served whole?)'}`);
+  };
+  creator.onmessage = (e: MessageEvent<CreatorReport>) => {
+    const r = e.data;
+    if ('begin' in r) expectCreation(r.begin, record);
+    else if ('created' in r) settleCreation(r.created, record);
+    else {
+      settleCreation(r.failed, record);
+      record.onFailure(r.message);
+    }
+  };
+}
+
+/** Asks the creator for `init.slot`'s worker, with the creation's bound running from now. */
+function askCreator(init: WorkerInit, record: ProgramWorkers): void {
+  if (record.ended) return;
+  expectCreation(init.slot, record);
+  record.creator!.postMessage({ init });
+}
+
+/** Starts the bound of `slot`'s creation (once: the owner's request or the creator's `begin`). */
+function expectCreation(slot: number, record: ProgramWorkers): void {
+  if (record.ended || record.pending.has(slot)) return;
+  record.pending.set(slot, setTimeout(() => {
+    record.pending.delete(slot);
+    if (!record.ended) record.onFailure(stuckCreation(slot));
+  }, CREATE_BOUND_MS));
+}
+
+function settleCreation(slot: number, record: ProgramWorkers): void {
+  clearTimeout(record.pending.get(slot));
+  record.pending.delete(slot);
+}
+
+function stuckCreation(slot: number): string {
+  return `the worker for slot ${slot} was not created within ${CREATE_BOUND_MS / 1000} s; Firefox can block new Worker() `
+    + 'inside a worker forever while WebDriver or DevTools is attached (docs/known-issues/firefox-nested-worker.md): '
+    + 'call run() from the page instead of a worker';
+}
+
 function endProgram(record: ProgramWorkers): void {
   if (record.ended) return;
   record.ended = true;
+  for (const timer of record.pending.values()) clearTimeout(timer);
+  record.pending.clear();
   for (const w of record.workers) w.terminate();
   record.workers.length = 0;
-}
-
-/**
- * A pool worker's side: the owner created this worker and owns every worker of the program, so
- * ask it for one. The command is already in the slot; the thread starts when the worker boots.
- */
-function askOwner(init: WorkerInit): WorkerHandle {
-  (globalThis as unknown as WorkerScope).postMessage({ grow: init.slot } satisfies GrowRequest);
-  return { terminate: async () => {} };
 }
 
 /**
@@ -119,21 +183,6 @@ export function browserPlatformWith(newWorker: NewWorker): Platform {
 
 /** For the thread that runs the program (browser.ts): the page, or a worker of the user's. */
 export const browserPlatform: Platform = {
-  cpuCount: () => Math.max(1, globalThis.navigator?.hardwareConcurrency ?? 1),
+  ...browserHost,
   startWorker: (init, onFailure) => startWorker(runtimeWorker, init, onFailure),
-  readFile: async (url) => {
-    const res = await fetch(url);
-    if (!res.ok) throw new Error(`cannot fetch ${String(url)}: HTTP ${res.status}`);
-    return new Uint8Array(await res.arrayBuffer());
-  },
-  isatty: () => false,
-  writeFd: () => ERRNO_NOTSUP,
-  readFd: () => ERRNO_BADF,
-  // No host stdin in a page: a program that reads the default stdin sees end of input.
-  readStdin: (_onChunk, onEnd) => { onEnd(); return () => {}; },
-  // OPFS mounts of the runtime's shared FS (`mounts: ['/data=opfs:DIR']`).
-  opfs: opfsDriver,
 };
-
-/** For the runtime's own pool workers (worker.ts). */
-export const poolWorkerPlatform: Platform = { ...browserPlatform, startWorker: askOwner };
