@@ -1,0 +1,44 @@
+// Loads the build of the chosen allocator and runs one job, then posts
+// { ok, alloc, threads, job, items, checksum, ms, memoryBytes, stats } (or { ok: false, error }).
+// Jobs: `malloc` (run_job on a rayon pool of `threads`), `handoff` (grow_handoff: memory one rayon
+// thread grew, allocated by another), `threads` (`items` short-lived wasm threads one after the
+// other, each allocating and then destroyed with __wbindgen_thread_destroy: their heaps must be
+// reused, so `stats.heaps` stays small).
+onmessage = async ({ data: config }) => {
+  try {
+    if (config.alloc !== 'spindle' && config.alloc !== 'default') throw new Error(`alloc must be spindle or default, not ${config.alloc}`);
+    const pkg = await import(`./pkg-${config.alloc}/alloc_rayon_web.js`);
+    const wasm = await pkg.default();
+    let checksum;
+    const t0 = performance.now();
+    if (config.job === 'threads') {
+      checksum = await shortThreads(config, wasm);
+    } else {
+      await pkg.initThreadPool(config.threads);
+      checksum = config.job === 'handoff' ? pkg.grow_handoff(config.items) : pkg.run_job(config.items);
+    }
+    const ms = performance.now() - t0;
+    const memoryBytes = Math.max(pkg.memory_bytes(), wasm.memory.buffer.byteLength);
+    postMessage({ ok: true, ...config, checksum, ms, memoryBytes, stats: JSON.parse(pkg.alloc_stats()) });
+  } catch (e) {
+    postMessage({ ok: false, ...config, error: String(e?.stack ?? e) });
+  }
+};
+
+/** Runs `config.items` threads one after the other; resolves with the checksums joined. */
+async function shortThreads(config, wasm) {
+  const module = await WebAssembly.compileStreaming(fetch(`./pkg-${config.alloc}/alloc_rayon_web_bg.wasm`));
+  const sums = new Set();
+  for (let i = 0; i < config.items; i++) {
+    const w = new Worker(new URL('./thread.js', import.meta.url), { type: 'module' });
+    const r = await new Promise((resolve) => {
+      w.onmessage = (e) => resolve(e.data);
+      w.onerror = (e) => resolve({ ok: false, error: `thread ${i}: ${e.message}` });
+      w.postMessage({ alloc: config.alloc, module, memory: wasm.memory, items: 20 });
+    });
+    w.terminate();
+    if (!r.ok) throw new Error(r.error);
+    sums.add(r.checksum);
+  }
+  return [...sums].join(',');
+}

@@ -1,0 +1,68 @@
+// spindle-alloc on wasm32-unknown-unknown in browsers: the wasm-bindgen + wasm-bindgen-rayon
+// example (examples/alloc-rayon-web, built by its build.sh) in Chromium and Firefox ESR, served
+// with COOP/COEP by `spindle serve`, with Rust's default allocator and with spindle-alloc:
+// - the malloc-heavy rayon job gives the same checksum with both allocators at 1 and 4 threads;
+// - memory one rayon thread grew, allocated by another and filled with memory.fill/copy
+//   (grow_handoff), never traps, and the consumer refreshed its view every round;
+// - short-lived wasm threads destroyed with __wbindgen_thread_destroy give their heaps back: 12
+//   threads one after the other leave at most 3 heap records, not 13.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { ENGINE_NAMES, launchForThreads, missing, serve } from '../../tools/browsers/index.mjs';
+import { needs, repoRoot } from './helpers.mjs';
+
+const example = join(repoRoot, 'examples', 'alloc-rayon-web');
+const built = needs(join(example, 'pkg-spindle', 'alloc_rayon_web.js'), "run 'bash tests/alloc/setup-web.sh && bash examples/alloc-rayon-web/build.sh'")
+  || needs(join(example, 'pkg-default', 'alloc_rayon_web.js'), "run 'bash examples/alloc-rayon-web/build.sh'");
+
+/** The job's checksum for 2000 items (the same whatever allocator and thread count). */
+const JOB_2000 = '19d9ce7bdec63963';
+/** grow_handoff's checksum for `rounds`: per round r, v[0] + v[half] + v[last] = 2(r%251) + ((r%251)^0x5a). */
+const handoffSum = (rounds) => String(Array.from({ length: rounds }, (_, r) => 2 * (r % 251) + ((r % 251) ^ 0x5a)).reduce((a, b) => a + b, 0));
+
+for (const engine of ['chromium', 'firefox']) {
+  describe(`wasm-bindgen-rayon example in ${ENGINE_NAMES[engine]}`, { skip: built }, async () => {
+    const absent = await missing(engine);
+    if (absent && process.env.SPINDLE_TEST_ALL === '1') throw new Error(absent);
+    let browser, server, page;
+    before(async () => {
+      server = await serve(example);
+      browser = await launchForThreads(engine);
+      page = await browser.newPage();
+    });
+    after(async () => {
+      await browser?.close();
+      server?.close();
+    });
+
+    /** Loads the example with `query` and returns its result (fails with the page's messages). */
+    async function run(query) {
+      await page.goto(`${server.url}?${query}`);
+      const r = await page.waitFor(() => window.result, null, { timeoutMs: 60_000 });
+      assert.ok(r.ok, `${query}: ${r.error}\n${JSON.stringify(await page.messages())}`);
+      return r;
+    }
+
+    for (const alloc of ['default', 'spindle']) {
+      for (const threads of [1, 4]) {
+        test(`${alloc}: the malloc-heavy job on ${threads} rayon thread(s) gives the checksum`, { skip: absent }, async () => {
+          const r = await run(`alloc=${alloc}&threads=${threads}&items=2000`);
+          assert.equal(r.checksum, JOB_2000);
+        });
+      }
+    }
+
+    test('spindle: memory grown by one thread, allocated by another, filled and copied: no trap, view refreshed', { skip: absent }, async () => {
+      const r = await run('alloc=spindle&threads=2&job=handoff&items=16');
+      assert.equal(r.checksum, handoffSum(16));
+      assert.ok(r.stats.view_refreshes >= 16, `view refreshes: ${r.stats.view_refreshes}`);
+    });
+
+    test('spindle: 12 threads destroyed one after the other reuse their heaps', { skip: absent }, async () => {
+      const r = await run('alloc=spindle&job=threads&items=12');
+      assert.match(r.checksum, /^[0-9a-f]{16}$/);
+      assert.ok(r.stats.heaps <= 3, `heap records after 12 short threads: ${r.stats.heaps} (each destroyed thread's heap should be reused)`);
+    });
+  });
+}
