@@ -169,12 +169,34 @@ static uint32_t run_larson(int t, long total) {
     return sum;
 }
 
+// spindle-alloc's statistics when the program is linked with it (a weak reference: null with
+// any other allocator): where the memory went. One line after RESULT:
+// STATS start_kb=.. committed_kb=.. metadata_kb=.. slabs_kb=.. spare_kb=.. large_kb=.. free_kb=.. in_use_kb=.. heaps=.. refreshes=..
+struct spindle_alloc_stats {
+    size_t in_use, committed, peak_committed, metadata, slabs, spare_slabs, large, free, heaps, view_refreshes;
+};
+extern void spindle_alloc_stats(struct spindle_alloc_stats *out) __attribute__((weak));
+
+static void print_spindle_stats(long start_kb) {
+    if (!spindle_alloc_stats) return;
+    struct spindle_alloc_stats s;
+    spindle_alloc_stats(&s);
+    printf("STATS start_kb=%ld committed_kb=%zu metadata_kb=%zu slabs_kb=%zu spare_kb=%zu large_kb=%zu free_kb=%zu in_use_kb=%zu heaps=%zu refreshes=%zu\n",
+           start_kb, s.committed >> 10, s.metadata >> 10, s.slabs >> 10, s.spare_slabs >> 10, s.large >> 10, s.free >> 10,
+           s.in_use >> 10, s.heaps, s.view_refreshes);
+}
+
 int main(int argc, char **argv) {
     if (argc < 4) { fprintf(stderr, "usage: malloc_bench ring|xfree|larson|article THREADS TOTAL\n"); return 2; }
     const char *w = argv[1];
     int t = atoi(argv[2]);
     long total = atol(argv[3]);
     if (t < 1 || t > 64) { fprintf(stderr, "THREADS must be 1..64\n"); return 2; }
+#ifdef __wasm__
+    long start_kb = (long)__builtin_wasm_memory_size(0) * 64;
+#else
+    long start_kb = 0;
+#endif
     double t0 = now_ms();
     uint32_t checksum;
     if (!strcmp(w, "ring")) checksum = run_ring(t, total, 256, 8, 1024);
@@ -191,5 +213,6 @@ int main(int argc, char **argv) {
     long mem_kb = ru.ru_maxrss;
 #endif
     printf("RESULT workload=%s threads=%d ops=%ld ms=%.1f mem_kb=%ld checksum=%08x\n", w, t, total, ms, mem_kb, checksum);
+    print_spindle_stats(start_kb);
     return 0;
 }

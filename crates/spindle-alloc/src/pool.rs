@@ -20,6 +20,12 @@ use crate::platform::{self, CHUNK, CHUNK_SHIFT, GROW_CHUNKS};
 use crate::span::{Span, FREE, SLAB};
 use core::ptr::null_mut;
 
+/// Bytes a metadata area keeps beyond the request: two span records and rounding.
+const META_SLACK: usize = 256;
+/// Smallest metadata area: 16 KiB (a heap record, a leaf and some 100 span records) rather than
+/// a whole 64 KiB page.
+const META_AREA: usize = 16 << 10;
+
 /// Bins 0..EXACT hold spans of exactly `i + 1` chunks; the last bin holds longer ones.
 const EXACT: usize = 31;
 const NBINS: usize = EXACT + 1;
@@ -108,6 +114,11 @@ impl Pool {
         if leaf.is_null() {
             return false;
         }
+        // A metadata refill inside `meta_alloc` may have installed this very leaf (for the free
+        // rest of its pages, `rest_to_pool`): never replace a leaf, its entries are live.
+        if chunk_map::has_leaf(c) {
+            return true;
+        }
         // SAFETY: lock held; fresh zeroed metadata, never freed.
         unsafe { chunk_map::install_leaf(c, leaf) };
         true
@@ -116,31 +127,64 @@ impl Pool {
     /// Bump-allocates `bytes` (rounded to 64) of zeroed, never-freed metadata; null when out of memory.
     pub(crate) fn meta_alloc(&mut self, bytes: usize) -> *mut u8 {
         let bytes = (bytes + 63) & !63;
-        if self.meta_end - self.meta < bytes {
-            let chunks = bytes.div_ceil(CHUNK).div_ceil(GROW_CHUNKS) * GROW_CHUNKS;
-            // Metadata chunks map to nothing (null): a free() into them is an invalid free.
-            // SAFETY: lock held.
-            let p = match unsafe { platform::grow(chunks) } {
-                Some(p) => p,
-                None => return null_mut(),
-            };
-            self.committed += chunks * CHUNK;
-            self.meta_bytes += chunks * CHUNK;
-            if self.committed > self.peak_committed {
-                self.peak_committed = self.committed;
-            }
-            let end = idx(p) + chunks;
-            if end > self.end_chunk {
-                self.end_chunk = end;
-            }
-            self.meta = p;
-            self.meta_end = p + chunks * CHUNK;
-            // The chunk map leaves for metadata chunks are not needed (entries stay null, and a
-            // missing leaf reads as null).
+        if self.meta_end - self.meta < bytes && !self.meta_refill(bytes) {
+            return null_mut();
         }
         let p = self.meta;
         self.meta += bytes;
         p as *mut u8
+    }
+
+    /// A new metadata area for a request of `bytes`: the platform grows by whole wasm pages, the
+    /// area keeps the first chunks of them (`META_AREA`, or as much as all metadata so far, and at
+    /// least the request plus room for the leaf and record the rest needs), and the rest of the
+    /// pages becomes a free span: a small program pays 16 KiB of metadata, not a 64 KiB page. Metadata chunks map to nothing: a
+    /// free() into them is an invalid free. The old area's tail is left unused.
+    fn meta_refill(&mut self, bytes: usize) -> bool {
+        // Areas double with the metadata already taken: few areas split the region, however
+        // large the heap gets (at most twice the metadata needed).
+        let keep =
+            (bytes + chunk_map::LEAF_BYTES + META_SLACK).max(META_AREA).max(self.meta_bytes).div_ceil(CHUNK);
+        let chunks = keep.div_ceil(GROW_CHUNKS) * GROW_CHUNKS;
+        // SAFETY: lock held.
+        let p = match unsafe { platform::grow(chunks) } {
+            Some(p) => p,
+            None => return false,
+        };
+        self.committed += chunks * CHUNK;
+        self.meta_bytes += keep * CHUNK;
+        if self.committed > self.peak_committed {
+            self.peak_committed = self.committed;
+        }
+        let end = idx(p) + chunks;
+        if end > self.end_chunk {
+            self.end_chunk = end;
+        }
+        self.meta = p;
+        self.meta_end = p + keep * CHUNK;
+        if chunks > keep {
+            self.rest_to_pool(p + keep * CHUNK, chunks - keep);
+        }
+        true
+    }
+
+    /// Makes the `chunks` fresh chunks at `start` (after a new metadata area) a free span. Its leaf
+    /// and record come from that area, which was sized for them; if they cannot be had the chunks
+    /// count as metadata (never handed out).
+    fn rest_to_pool(&mut self, start: usize, chunks: usize) {
+        let c = idx(start);
+        let r = if chunk_map::has_leaf(c) || self.new_leaf(c) { self.new_record() } else { null_mut() };
+        if r.is_null() {
+            self.meta_bytes += chunks * CHUNK;
+            return;
+        }
+        // SAFETY: a fresh record we own; leaves exist for the chunks (one leaf covers the pages).
+        unsafe {
+            (*r).start = start;
+            (*r).chunks = chunks as u32;
+            (*r).zeroed = true;
+        }
+        self.give(r);
     }
 
     fn new_record(&mut self) -> *mut Span {
@@ -290,17 +334,18 @@ impl Pool {
                 let aligned = ((*s).start + a - 1) & !(a - 1);
                 let pre = (aligned - (*s).start) / CHUNK;
                 if pre > 0 {
-                    // Keep the prefix free: split it off as its own free span.
+                    // Keep the prefix free: split it off as its own free span (merged with a free
+                    // left neighbour: a span fresh from `grow_span` may have one).
                     let r = self.new_record();
                     if r.is_null() {
-                        self.insert_free(s);
+                        self.give(s);
                         return null_mut();
                     }
                     (*r).start = aligned;
                     (*r).chunks = (*s).chunks - pre as u32;
                     (*r).zeroed = (*s).zeroed;
                     (*s).chunks = pre as u32;
-                    self.insert_free(s);
+                    self.give(s);
                     s = r;
                 }
             }
@@ -354,9 +399,10 @@ impl Pool {
             if got >= chunks {
                 return r;
             }
-            // Someone else grew memory in between: keep what we got as a free span and grow the
-            // full amount (rare: only when the program itself calls memory.grow/sbrk).
-            self.insert_free(r);
+            // Someone else grew memory in between (the program itself, or a metadata area taken
+            // while this span was being made): keep what we got as a free span, merged with a
+            // free neighbour, and grow the full amount.
+            self.give(r);
             let r2 = self.new_record();
             if r2.is_null() {
                 return null_mut();
@@ -455,7 +501,9 @@ impl Pool {
                 (*r).chunks = got as u32;
                 (*r).zeroed = true;
                 if p != (*s).end() {
-                    self.insert_free(r);
+                    // Not contiguous (a metadata area may have been grown in between): keep it
+                    // free, merged with a free neighbour.
+                    self.give(r);
                     return false;
                 }
                 // Keep what is needed, the rest of the grown pages becomes a free span.

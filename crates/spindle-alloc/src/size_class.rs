@@ -5,7 +5,8 @@
 //! `class_size = (9 + sub) << (g + 4)`, so rounding a request up to its class wastes at most
 //! 1/9 (11.1%) of the block for requests above 128 bytes. Blocks are at least 16-aligned (C's
 //! `max_align_t` on wasm32). A slab spans the fewest chunks whose tail, the bytes no whole block
-//! fits in, is at most 1/8 of the slab. Slabs start on a chunk boundary, so a class that is a
+//! fits in, is at most 1/8 of the slab, and that hold `MIN_BLOCKS` blocks (or `SLAB_TARGET`
+//! bytes): small classes get 2 KiB slabs, since every class a thread uses costs it one slab. Slabs start on a chunk boundary, so a class that is a
 //! multiple of `align` (`align <= CHUNK`) has aligned blocks: aligned allocation picks such a class.
 //!
 //! Invariant (checked by the unit tests below): for every class `c`,
@@ -62,7 +63,8 @@ const fn slab_chunks(size: usize) -> usize {
     let mut n = 1;
     while n < MAX_SLAB_CHUNKS {
         let bytes = n * CHUNK;
-        if bytes >= size && bytes % size <= bytes / 8 {
+        if bytes >= size && bytes % size <= bytes / 8 && (bytes / size >= MIN_BLOCKS || bytes >= SLAB_TARGET)
+        {
             return n;
         }
         n += 1;
@@ -85,6 +87,13 @@ const fn build() -> [ClassInfo; NUM_CLASSES] {
     }
     t
 }
+
+/// A slab holds at least this many blocks, unless it is already `SLAB_TARGET` bytes long: small
+/// classes get small slabs (a class in use costs at least one slab per thread), and a slab of a
+/// larger class still serves several allocations between slow paths.
+const MIN_BLOCKS: usize = 8;
+/// Slab length beyond which a slab is not lengthened to reach `MIN_BLOCKS`.
+const SLAB_TARGET: usize = 8192;
 
 /// Longest slab, in chunks.
 const MAX_SLAB_CHUNKS: usize = 2 * SLAB_MAX / CHUNK;
@@ -133,8 +142,18 @@ mod tests {
             assert!(i.capacity >= 1);
             assert!(slab - i.capacity as usize * i.size as usize <= slab / 8, "class {c}");
             assert_eq!(i.size as usize % MIN_ALIGN, 0);
-            if i.size.is_power_of_two() && i.size as usize <= CHUNK {
-                assert_eq!(i.chunks, 1);
+            assert!(
+                i.capacity as usize >= MIN_BLOCKS || slab >= SLAB_TARGET,
+                "class {c}: a short slab of few blocks"
+            );
+            // The shortest such slab: one chunk less breaks a rule.
+            if i.chunks > 1 {
+                let less = (i.chunks as usize - 1) * CHUNK;
+                let size = i.size as usize;
+                assert!(
+                    less < size || less % size > less / 8 || (less / size < MIN_BLOCKS && less < SLAB_TARGET),
+                    "class {c}: slab longer than needed"
+                );
             }
         }
     }

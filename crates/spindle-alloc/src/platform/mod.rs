@@ -45,7 +45,7 @@ mod native;
 pub(crate) use native::*;
 
 /// log2 of the chunk size.
-pub(crate) const CHUNK_SHIFT: u32 = 13;
+pub(crate) const CHUNK_SHIFT: u32 = 11;
 /// The chunk: 8 KiB, the allocator's unit of memory. Slabs and large spans are whole chunks and
 /// start on chunk boundaries. Small: a thread using a size class holds at least one slab of it, so
 /// the chunk bounds the memory an idle class costs (with 64 KiB chunks a program with 32 busy small
