@@ -1,9 +1,9 @@
-//! The chunk map: for every 64 KiB chunk of the region, the span that covers it. `free(p)` finds
+//! The chunk map: for every 2 KiB chunk of the region, the span that covers it. `free(p)` finds
 //! its span here with two loads, so blocks carry no header.
 //!
-//! Two levels: a static root of 512 leaf pointers (wasm32), leaves of 1024 entries allocated from
-//! metadata on first use (4-8 KiB, each covering 8 MiB), so a small program pays for one or two
-//! leaves, not a 2 MiB table.
+//! Two levels: a static root of 2048 leaf pointers (wasm32: 8 KiB), leaves of 1024 entries
+//! allocated from metadata on first use (4 KiB on wasm32, each covering 2 MiB), so a small program
+//! pays for one or two leaves, not an 8 MiB table.
 //!
 //! Invariants (checked by `validate`): every chunk of an in-use span (slab or large) maps to it; a
 //! free span's first and last chunks map to it and its interior chunks map to null; chunks the

@@ -1,4 +1,4 @@
-//! Size classes: the sizes a slab block can have, and how many 64 KiB chunks a slab of each class
+//! Size classes: the sizes a slab block can have, and how many 2 KiB chunks a slab of each class
 //! spans.
 //!
 //! Classes are multiples of 16 up to 128 bytes, then 8 classes per doubling,

@@ -46,10 +46,10 @@ pub(crate) use native::*;
 
 /// log2 of the chunk size.
 pub(crate) const CHUNK_SHIFT: u32 = 11;
-/// The chunk: 8 KiB, the allocator's unit of memory. Slabs and large spans are whole chunks and
+/// The chunk: 2 KiB, the allocator's unit of memory. Slabs and large spans are whole chunks and
 /// start on chunk boundaries. Small: a thread using a size class holds at least one slab of it, so
 /// the chunk bounds the memory an idle class costs (with 64 KiB chunks a program with 32 busy small
-/// classes took 2 MiB per thread where dlmalloc took 300 KiB).
+/// classes took 2 MiB per thread where dlmalloc took 300 KiB; with 8 KiB, 256 KiB).
 pub const CHUNK: usize = 1 << CHUNK_SHIFT;
 /// The platform grows memory in wasm pages (64 KiB): `grow` takes multiples of this many chunks.
 pub(crate) const GROW_CHUNKS: usize = 65536 / CHUNK;

@@ -1,5 +1,5 @@
 //! Linear memory, for both wasm32 platforms: the region is the whole memory (`base() == 0`;
-//! 2^19 chunks of 8 KiB address 4 GiB), grown with `memory.grow`. Someone else may grow it too
+//! 2^21 chunks of 2 KiB address 4 GiB), grown with `memory.grow`. Someone else may grow it too
 //! (wasi-libc's sbrk, the program itself): `grow` returns what it got and the pool copes with gaps.
 //!
 //! Growth and other threads (V8): a thread's view of the memory's size is refreshed lazily after
