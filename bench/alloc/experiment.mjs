@@ -6,7 +6,9 @@
  *
  * Settings (--param malloc.KEY=VALUE): workloads (ring, xfree, larson, article; default ring and
  * article, ring alone with --quick), scale (multiplies every workload's pairs), pool (prewarmed:
- * one worker per program thread, 2T for larson; default: the runtime's default pool).
+ * one worker per program thread, 2T for larson; default: the runtime's default pool), baseline (the
+ * build/bench/alloc directory of another checkout: its c-spindle and rust-spindle run in the same
+ * loop as `c-spindle@base` and `rust-spindle@base`, for a before/after comparison of the allocator).
  *
  * A run counts when it exits 0, its result line names the workload, thread count and number of
  * operations that were asked for, and its checksum (every block's first and last bytes, read
@@ -15,7 +17,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { measure, parseLine, withRatios } from '../harness/lib/measure.mjs';
 import { describeFailure, runCommand } from '../harness/lib/proc.mjs';
 import { expectChecksum, unavailableRows } from '../harness/rows.mjs';
@@ -40,6 +42,7 @@ export const params = {
   workloads: 'comma-separated, of ring, xfree, larson, article (default ring,article; ring with --quick)',
   scale: 'multiplies every workload\'s number of malloc/free pairs (default 1: 2M each, 500k with --quick)',
   pool: 'prewarmed (default: --threads T, 2T for larson) or default (the runtime\'s default pool, one worker per core)',
+  baseline: 'build/bench/alloc of another checkout (built by its bench/alloc/build.sh): adds c-spindle@base and rust-spindle@base',
 };
 
 /** Pairs per run at scale 1, and the thread counts a workload runs at (null: --threads / 1,2,4). */
@@ -149,6 +152,15 @@ export async function run(ctx) {
     { config: 'native-mimalloc', file: 'c_native', cmd: (args) => ['env', [`LD_PRELOAD=${mimallocSo}`, join(out, 'c_native'), ...args]],
       missing: mimallocSo ? undefined : 'libmimalloc.so not installed (apt-get install libmimalloc2.0)', note: 'C natively, mimalloc through LD_PRELOAD' },
   ];
+  const base = ctx.params?.['malloc.baseline'];
+  if (base) {
+    if (!existsSync(join(base, 'c_spindle.wasm'))) throw new Error(`malloc.baseline: ${base} has no c_spindle.wasm (run bench/alloc/build.sh in that checkout)`);
+    const at = (wasm) => (args) => ctx.commands.spindle(join(base, wasm), args, poolFlags(args));
+    configs.push(
+      { config: 'c-spindle@base', file: join(base, 'c_spindle.wasm'), cmd: at('c_spindle.wasm'), note: `C, spindle-alloc of ${base}, spindle CLI` },
+      { config: 'rust-spindle@base', file: join(base, 'rust_spindle.wasm'), cmd: at('rust_spindle.wasm'), note: `Rust, spindle-alloc of ${base}, spindle CLI` },
+    );
+  }
   // T = 1, 2, 4 by default; an explicit --threads list replaces that (xfree runs at T=2 only).
   const threads = ctx.threadsExplicit ? ctx.threads : [1, 2, 4];
   const rows = [];
@@ -170,7 +182,7 @@ export async function run(ctx) {
       const check = mallocCheck(w.name, t, w.total, expected, `native C, ${w.name} T=${t}`);
       const runnable = [], missing = [];
       for (const c of configs) {
-        const why = c.missing ?? (!existsSync(join(out, c.file)) ? `${c.file} was not built by bench/alloc/build.sh` : undefined)
+        const why = c.missing ?? (!existsSync(isAbsolute(c.file) ? c.file : join(out, c.file)) ? `${c.file} was not built by bench/alloc/build.sh` : undefined)
           ?? (c.wasmtime && !ctx.wasmtime.exe ? ctx.wasmtime.unavailable : undefined);
         if (why) { missing.push({ ...c, why }); continue; }
         const cmd = c.wasmtime ? wasmtimeCommand(ctx.wasmtime.exe, join(out, c.file), args) : c.cmd(args);

@@ -1,6 +1,83 @@
-//! spindle-alloc: a thread-scalable memory allocator for wasm32 (wasi-threads) that also builds
-//! natively. `no_std`, in the mimalloc/snmalloc family, adapted to wasm32's facts: memory comes in
-//! 64 KiB pages from `memory.grow`, only grows, starts zeroed, and pointers are 32 bits.
+//! spindle-alloc: a thread-scalable memory allocator for WebAssembly threads that also builds
+//! natively. `no_std`, in the mimalloc/snmalloc family (per-thread heaps, size-class slabs with a
+//! lock-free list for frees from other threads), adapted to wasm32's facts: memory comes in 64 KiB
+//! pages from `memory.grow`, only grows, starts zeroed, and pointers are 32 bits.
+//!
+//! # Use it
+//!
+//! One line makes it a Rust program's allocator, on every target:
+//!
+//! **Native** (Linux and other unix; for tests and comparisons):
+//! ```rust
+//! #[global_allocator]
+//! static A: spindle_alloc::SpindleAlloc = spindle_alloc::SpindleAlloc;
+//!
+//! fn main() {
+//!     let v: Vec<String> = (0..1000).map(|i| i.to_string()).collect();
+//!     assert_eq!(v[999], "999");
+//!     let s = spindle_alloc::stats();
+//!     assert!(s.committed >= s.in_use);
+//! }
+//! ```
+//!
+//! **wasm32-wasip1-threads** (Rust std threads on WASI): the same line, plus the C face so that
+//! wasi-libc's own allocations (thread stacks, stdio) use spindle-alloc too and wasi-libc's
+//! dlmalloc is not linked (two allocators cannot share one linear memory safely):
+//! ```rust,ignore
+//! // Cargo.toml: spindle-alloc = "0.1"
+//! //             spindle-alloc-c = { version = "0.1", features = ["rust-program"] }
+//! use spindle_alloc_c as _;
+//!
+//! #[global_allocator]
+//! static A: spindle_alloc::SpindleAlloc = spindle_alloc::SpindleAlloc;
+//!
+//! fn main() {
+//!     let hs: Vec<_> = (0..4).map(|t| std::thread::spawn(move || vec![t; 1000].len())).collect();
+//!     assert_eq!(hs.into_iter().map(|h| h.join().unwrap()).sum::<usize>(), 4000);
+//! }
+//! ```
+//!
+//! **wasm32-unknown-unknown with atomics** (wasm-bindgen + wasm-bindgen-rayon in browsers):
+//! ```rust,ignore
+//! use rayon::prelude::*;
+//! use wasm_bindgen::prelude::*;
+//! pub use wasm_bindgen_rayon::init_thread_pool;
+//!
+//! #[global_allocator]
+//! static A: spindle_alloc::SpindleAlloc = spindle_alloc::SpindleAlloc;
+//!
+//! #[wasm_bindgen]
+//! pub fn words(n: u32) -> usize {
+//!     (0..n).into_par_iter().map(|i| format!("item {i}").len()).sum()
+//! }
+//! ```
+//! built with nightly and `-Z build-std=panic_abort,std`, `RUSTFLAGS="-C
+//! target-feature=+atomics,+bulk-memory,+mutable-globals"` and the link arguments wasm-bindgen's
+//! thread support needs (`--shared-memory --import-memory --max-memory=N
+//! --export=__wasm_init_tls --export=__tls_size --export=__tls_align --export=__tls_base`); a
+//! complete example with its page is `examples/alloc-rayon-web` in the repository. A thread's heap
+//! is handed to the next thread when wasm-bindgen destroys the thread
+//! (`__wbindgen_thread_destroy`). Without `+atomics` (one thread) it works on stable Rust.
+//!
+//! **C and C++** (wasm32-wasip1-threads): the `spindle-alloc-c` crate builds a static archive
+//! that replaces wasi-libc's malloc family at link time, installed as a prefix:
+//! ```sh
+//! tools/build-c-libs.sh /opt/spindle      # lib/libspindle-alloc.a, include/spindle.h
+//! clang --target=wasm32-wasip1-threads -pthread prog.c -L/opt/spindle/lib -lspindle-alloc -o prog.wasm
+//! ```
+//!
+//! # Memory growth and other threads
+//!
+//! On V8 (Chromium, Node) a thread's view of a shared memory's size is refreshed lazily after
+//! another thread grows it, and its bulk `memory.fill`/`memory.copy` past that view trap. The
+//! allocator never hands a thread memory above the highest address that thread has seen: it
+//! refreshes the view first (`memory.grow(0)`, counted in [`Stats::view_refreshes`]). Memory a
+//! program passes between threads itself is the program's (or its runtime's) concern.
+//!
+//! # Where the memory goes
+//!
+//! [`stats`] splits what the allocator took from the platform into metadata, slabs (of which spare
+//! slabs), large spans and free memory in the shared pool; `in_use` is what the program holds.
 //!
 //! Layers, top to bottom; each module depends only on those below it (`tests/layering.rs` checks
 //! every `crate::` path against this list):
