@@ -14,6 +14,7 @@
  */
 import * as math from '../math/experiment.mjs';
 import * as malloc from '../alloc/experiment.mjs';
+import * as mallocWeb from '../alloc/web-experiment.mjs';
 import * as fs from '../fs/experiment.mjs';
 import * as fsNative from '../fs-native/experiment.mjs';
 import * as spawnLatency from '../runtime/experiments/spawn-latency.mjs';
@@ -58,5 +59,6 @@ export async function loadRegistry() {
     { ...browser, source: 'bench/browser/experiment.mjs' },
     { ...browserOpfs, source: 'bench/browser/opfs.mjs' },
     { ...napi, source: 'bench/napi/experiment.mjs' },
+    { ...mallocWeb, source: 'bench/alloc/web-experiment.mjs' },
   ];
 }

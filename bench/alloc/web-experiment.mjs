@@ -1,0 +1,132 @@
+/**
+ * spindle-alloc in browsers, as a `spindle bench` experiment (`spindle bench --only malloc-web`):
+ * the wasm-bindgen + wasm-bindgen-rayon example (examples/alloc-rayon-web) with Rust's default
+ * allocator and with spindle-alloc, on 1, 2 and 4 rayon threads, in Chromium and Firefox ESR
+ * (tools/browsers), served with COOP/COEP by `spindle serve`.
+ *
+ * Rows: variant `job T=<threads>`; config `<engine>-<alloc>` (chromium-default, chromium-spindle,
+ * firefox-default, firefox-spindle); baseline: the same engine's default allocator; metrics: ms
+ * (the job's wall time measured in the page's worker) and mem_kb (linear memory at the end: wasm
+ * memory never shrinks, so this is the peak). Every run reloads the page (a fresh instance and
+ * thread pool) and must print the job's checksum, the same for every allocator and thread count.
+ * Runs are interleaved across allocators and thread counts, one warm-up run each discarded.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const id = 'malloc-web';
+export const title = 'malloc in browsers: a wasm-bindgen-rayon job, Rust\'s default allocator vs spindle-alloc at T = 1, 2, 4 (Chromium, Firefox ESR)';
+export const needs = [];
+export const runByDefault = false;
+export const notes = [
+  'The job: 20,000 items (5,000 with --quick) over rayon\'s par_iter; each item builds and drops about 200 small String/Vec/BTreeMap allocations (examples/alloc-rayon-web/src/lib.rs).',
+  'Built with nightly -Z build-std (atomics) and wasm-bindgen --target web; the page runs the job in a worker (rayon\'s caller blocks). Browsers tier wasm themselves.',
+  'ms: the job\'s wall time measured in the worker around the call; mem_kb: linear memory at the end (the peak).',
+];
+export const params = {
+  items: 'items per run (default 20000; 5000 with --quick)',
+  engines: 'comma-separated, of chromium, firefox (default both)',
+};
+export const charts = [
+  { file: 'malloc-web-chromium.svg', kind: 'lines', title: 'Chromium: wasm-bindgen-rayon job time vs threads', metric: 'ms', yLabel: 'job time (ms)', filter: (r) => r.config.startsWith('chromium') },
+  { file: 'malloc-web-firefox.svg', kind: 'lines', title: 'Firefox ESR: wasm-bindgen-rayon job time vs threads', metric: 'ms', yLabel: 'job time (ms)', filter: (r) => r.config.startsWith('firefox') },
+];
+
+const example = (repo) => join(repo, 'examples', 'alloc-rayon-web');
+
+export function unavailable(ctx) {
+  for (const alloc of ['default', 'spindle']) {
+    if (!existsSync(join(example(ctx.repo), `pkg-${alloc}`, 'alloc_rayon_web.js'))) {
+      return `examples/alloc-rayon-web/pkg-${alloc} is not built: run 'bash tests/alloc/setup-web.sh && bash examples/alloc-rayon-web/build.sh'`;
+    }
+  }
+  if (!existsSync(join(ctx.repo, 'tools', 'browsers', 'index.mjs'))) return 'tools/browsers is missing';
+  return undefined;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+export async function run(ctx) {
+  const browsers = await import(join(ctx.repo, 'tools', 'browsers', 'index.mjs'));
+  const items = Number(ctx.params?.['malloc-web.items'] ?? (ctx.quick ? 5000 : 20000));
+  const engines = (ctx.params?.['malloc-web.engines'] ?? 'chromium,firefox').split(',').filter(Boolean);
+  const threads = ctx.threadsExplicit ? ctx.threads : [1, 2, 4];
+  const server = await browsers.serve(example(ctx.repo));
+  const rows = [];
+  try {
+    for (const engine of engines) {
+      const why = await browsers.missing(engine);
+      const configs = ['default', 'spindle'].map((alloc) => `${engine}-${alloc}`);
+      if (why) {
+        for (const t of threads) for (const config of configs) rows.push(...unavailableRows(t, config, engine, why));
+        continue;
+      }
+      const browser = await browsers.launchForThreads(engine);
+      try {
+        const page = await browser.newPage();
+        const samples = new Map();
+        let checksum;
+        for (let round = 0; round <= ctx.runs; round++) { // round 0: warm-up, discarded
+          for (const t of threads) {
+            for (const alloc of ['default', 'spindle']) {
+              const key = `${t} ${engine}-${alloc}`;
+              if (!samples.has(key)) samples.set(key, { ms: [], mem: [], errors: [] });
+              const s = samples.get(key);
+              await page.goto(`${server.url}?alloc=${alloc}&threads=${t}&items=${items}`);
+              const r = await page.waitFor(() => window.result, null, { timeoutMs: 300_000 });
+              checksum ??= r.checksum;
+              if (!r.ok || r.checksum !== checksum) { s.errors.push(r.ok ? `checksum ${r.checksum}, expected ${checksum}` : r.error); continue; }
+              if (round > 0) { s.ms.push(r.ms); s.mem.push(r.memoryBytes / 1024); }
+            }
+          }
+          ctx.log(`malloc-web ${engine}: round ${round}/${ctx.runs}`);
+        }
+        for (const t of threads) {
+          for (const config of configs) {
+            const s = samples.get(`${t} ${config}`);
+            const ok = s.errors.length === 0 && s.ms.length > 0;
+            for (const [metric, unit, v] of [['ms', 'ms', s.ms], ['mem_kb', 'KiB', s.mem]]) {
+              rows.push({
+                experiment: id, variant: `job T=${t}`, config, metric, unit, runs: v.length,
+                min: ok ? Math.min(...v) : NaN, median: ok ? median(v) : NaN,
+                baseline: `${engine}-default`, ratio_min: NaN, ratio_median: NaN, ok,
+                error: ok ? undefined : s.errors[0] ?? 'no run', note: `${browser.version}, ${items} items`, samples: v,
+              });
+            }
+          }
+        }
+      } finally {
+        await browser.close();
+      }
+    }
+  } finally {
+    server.close();
+  }
+  for (const r of rows) {
+    const base = rows.find((b) => b.variant === r.variant && b.metric === r.metric && b.config === r.baseline);
+    if (base?.ok && r.ok) { r.ratio_min = r.min / base.min; r.ratio_median = r.median / base.median; }
+  }
+  return rows;
+}
+
+function unavailableRows(t, config, engine, why) {
+  return ['ms', 'mem_kb'].map((metric) => ({
+    experiment: id, variant: `job T=${t}`, config, metric, unit: metric === 'ms' ? 'ms' : 'KiB', runs: 0, min: NaN, median: NaN,
+    baseline: `${engine}-default`, ratio_min: NaN, ratio_median: NaN, ok: false, error: why, note: 'unavailable', samples: [],
+  }));
+}
+
+/** Issue 18's goals: T=4 at least 3x the throughput of the default allocator; T=1 no slower. */
+export function goals(rows) {
+  const out = [];
+  for (const engine of ['chromium', 'firefox']) {
+    const ms = (alloc, t) => rows.find((r) => r.config === `${engine}-${alloc}` && r.variant === `job T=${t}` && r.metric === 'ms');
+    const [d4, s4, d1, s1] = [ms('default', 4), ms('spindle', 4), ms('default', 1), ms('spindle', 1)];
+    if (d4?.ok && s4?.ok) out.push(`malloc-web ${engine} T=4: spindle-alloc ${(d4.median / s4.median).toFixed(2)}x the throughput of the default allocator (goal >= 3x: ${d4.median / s4.median >= 3 ? 'MET' : 'NOT MET'})`);
+    if (d1?.ok && s1?.ok) out.push(`malloc-web ${engine} T=1: spindle-alloc time ${(s1.median / d1.median).toFixed(2)}x the default's (goal <= 1.00: ${s1.median <= d1.median ? 'MET' : 'NOT MET'})`);
+  }
+  return out;
+}
