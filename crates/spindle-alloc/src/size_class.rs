@@ -5,8 +5,8 @@
 //! `class_size = (9 + sub) << (g + 4)`, so rounding a request up to its class wastes at most
 //! 1/9 (11.1%) of the block for requests above 128 bytes. Blocks are at least 16-aligned (C's
 //! `max_align_t` on wasm32). A slab spans the fewest chunks whose tail, the bytes no whole block
-//! fits in, is at most 1/8 of the slab, and that hold `MIN_BLOCKS` blocks (or `SLAB_TARGET`
-//! bytes): small classes get 2 KiB slabs, since every class a thread uses costs it one slab. Slabs start on a chunk boundary, so a class that is a
+//! fits in, is at most 1/8 of the slab: one 2 KiB chunk for classes of which it holds
+//! `MIN_BLOCKS` blocks (every class a thread uses costs it one slab), whole 8 KiB units above. Slabs start on a chunk boundary, so a class that is a
 //! multiple of `align` (`align <= CHUNK`) has aligned blocks: aligned allocation picks such a class.
 //!
 //! Invariant (checked by the unit tests below): for every class `c`,
@@ -60,14 +60,17 @@ pub(crate) struct ClassInfo {
 }
 
 const fn slab_chunks(size: usize) -> usize {
-    let mut n = 1;
+    if CHUNK / size >= MIN_BLOCKS {
+        return 1;
+    }
+    let unit = SLAB_UNIT / CHUNK;
+    let mut n = unit;
     while n < MAX_SLAB_CHUNKS {
         let bytes = n * CHUNK;
-        if bytes >= size && bytes % size <= bytes / 8 && (bytes / size >= MIN_BLOCKS || bytes >= SLAB_TARGET)
-        {
+        if bytes >= size && bytes % size <= bytes / 8 {
             return n;
         }
-        n += 1;
+        n += unit;
     }
     n
 }
@@ -88,12 +91,13 @@ const fn build() -> [ClassInfo; NUM_CLASSES] {
     t
 }
 
-/// A slab holds at least this many blocks, unless it is already `SLAB_TARGET` bytes long: small
-/// classes get small slabs (a class in use costs at least one slab per thread), and a slab of a
-/// larger class still serves several allocations between slow paths.
+/// Small classes (a chunk holds `MIN_BLOCKS` of their blocks) get one-chunk slabs: every class a
+/// thread uses costs it one slab, and most of the small ones hold a few blocks. Larger classes get
+/// slabs in whole `SLAB_UNIT`s, so that a heap's spare slabs (reused by any class of the same
+/// length) come in few lengths.
 const MIN_BLOCKS: usize = 8;
-/// Slab length beyond which a slab is not lengthened to reach `MIN_BLOCKS`.
-const SLAB_TARGET: usize = 8192;
+/// The slab length unit of the larger classes: 8 KiB.
+const SLAB_UNIT: usize = 8192;
 
 /// Longest slab, in chunks.
 const MAX_SLAB_CHUNKS: usize = 2 * SLAB_MAX / CHUNK;
