@@ -4,6 +4,10 @@
 // thread grew, allocated by another), `threads` (`items` short-lived wasm threads one after the
 // other, each allocating and then destroyed with __wbindgen_thread_destroy: their heaps must be
 // reused, so `stats.heaps` stays small).
+// An error in one of rayon's workers (nested workers) reaches this worker's global scope: report
+// it rather than wait forever for a job that cannot finish.
+self.addEventListener('error', (e) => postMessage({ ok: false, error: `error in a rayon worker: ${e.message}` }));
+
 onmessage = async ({ data: config }) => {
   try {
     if (config.alloc !== 'spindle' && config.alloc !== 'default') throw new Error(`alloc must be spindle or default, not ${config.alloc}`);
