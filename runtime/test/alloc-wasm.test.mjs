@@ -62,6 +62,13 @@ describe('spindle-alloc on wasm (C archive replaces dlmalloc)', () => {
     });
   }
 
+  test('initial_memory: the free end of the initial memory is used before the memory grows (as dlmalloc does)', () => {
+    const r = runAlloc('initial_memory');
+    assert.equal(r.stderr, '');
+    assert.match(r.stdout, /^initial_memory ok \(\d+ KiB before the first growth\)\n$/);
+    assert.equal(r.status, 0);
+  });
+
   test('oom: null at a 32 MiB maximum memory, old block kept, recovery after frees', () => {
     const r = runAlloc('oom');
     assert.equal(r.stderr, '');

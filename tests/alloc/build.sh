@@ -4,6 +4,7 @@
 #                                    (oom.wasm with a 32 MiB maximum memory)
 #   own_memalign.wasm own_usable_size.wasm   programs that define memalign / malloc_usable_size
 #   grow_handoff.wasm                memory one thread grew, handed to another through the allocator
+#   initial_memory.wasm              the free end of the initial memory is used before the memory grows
 #   alloc_rust.wasm                  Rust program with spindle-alloc as #[global_allocator]
 #   hello_c_{dlmalloc,spindle}.wasm, hello_rust{,_default}.wasm   size comparison (stripped)
 # First builds and installs the C archive (tools/build-c-libs.sh). Usage: bash tests/alloc/build.sh
@@ -18,6 +19,8 @@ lib="$prefix/lib/libspindle-alloc-validate.a"
 for t in api threads grow_handoff; do
   "$cc" -Wall -Werror -I"$prefix/include" "$here/c/$t.c" "$lib" -o "$out/$t.wasm"
 done
+# 256 KiB of initial memory: a free end of about 150 KiB above the data and the 64 KiB stack.
+"$cc" -Wall -Werror -I"$prefix/include" "$here/c/initial_memory.c" "$lib" -Wl,--initial-memory=262144 -o "$out/initial_memory.wasm"
 "$cc" -Wall -Werror -I"$prefix/include" "$here/c/oom.c" "$lib" -Wl,--max-memory=33554432 -o "$out/oom.wasm"
 # Programs that define one allocation function themselves: their definition must win (weak
 # exports), as with libc.

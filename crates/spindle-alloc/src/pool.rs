@@ -40,6 +40,9 @@ pub(crate) struct Pool {
     /// Metadata bump area.
     meta: usize,
     meta_end: usize,
+    /// The initial memory's free end (`platform::initial_free`) was looked at (it is taken once,
+    /// as the first metadata area and a free span).
+    initial_taken: bool,
     pub(crate) committed: usize,
     pub(crate) peak_committed: usize,
     pub(crate) large_bytes: usize,
@@ -58,6 +61,7 @@ pub(crate) static POOL: SpinLock<Pool> = SpinLock::new(Pool {
     free_records: null_mut(),
     meta: 0,
     meta_end: 0,
+    initial_taken: false,
     committed: 0,
     peak_committed: 0,
     large_bytes: 0,
@@ -135,21 +139,27 @@ impl Pool {
         p as *mut u8
     }
 
-    /// A new metadata area for a request of `bytes`: the platform grows by whole wasm pages, the
+    /// A new metadata area for a request of `bytes`: the first one is the free end of the initial
+    /// memory when that is long enough; otherwise the platform grows by whole wasm pages. The
     /// area keeps the first chunks of them (`META_AREA`, or as much as all metadata so far, and at
-    /// least the request plus room for the leaf and record the rest needs), and the rest of the
-    /// pages becomes a free span: a small program pays 16 KiB of metadata, not a 64 KiB page. Metadata chunks map to nothing: a
-    /// free() into them is an invalid free. The old area's tail is left unused.
+    /// least the request plus room for the leaf and record the rest needs), and the rest becomes a
+    /// free span: a small program pays 16 KiB of metadata, not a 64 KiB page. Metadata chunks map
+    /// to nothing: a free() into them is an invalid free. The old area's tail is left unused.
     fn meta_refill(&mut self, bytes: usize) -> bool {
         // Areas double with the metadata already taken: few areas split the region, however
         // large the heap gets (at most twice the metadata needed).
         let keep =
             (bytes + chunk_map::LEAF_BYTES + META_SLACK).max(META_AREA).max(self.meta_bytes).div_ceil(CHUNK);
-        let chunks = keep.div_ceil(GROW_CHUNKS) * GROW_CHUNKS;
-        // SAFETY: lock held.
-        let p = match unsafe { platform::grow(chunks) } {
-            Some(p) => p,
-            None => return false,
+        let (p, chunks) = match self.initial_area(keep) {
+            Some(area) => area,
+            None => {
+                let chunks = keep.div_ceil(GROW_CHUNKS) * GROW_CHUNKS;
+                // SAFETY: lock held.
+                match unsafe { platform::grow(chunks) } {
+                    Some(p) => (p, chunks),
+                    None => return false,
+                }
+            }
         };
         self.committed += chunks * CHUNK;
         self.meta_bytes += keep * CHUNK;
@@ -166,6 +176,23 @@ impl Pool {
             self.rest_to_pool(p + keep * CHUNK, chunks - keep);
         }
         true
+    }
+
+    /// The first time only: the free end of the initial memory as `(start, chunks)`, when it holds
+    /// a metadata area of `keep` chunks (the pool's first metadata refill comes before its first
+    /// growth). A shorter one is left unused.
+    fn initial_area(&mut self, keep: usize) -> Option<(usize, usize)> {
+        if self.initial_taken {
+            return None;
+        }
+        self.initial_taken = true;
+        let (start, end) = platform::initial_free();
+        let chunks = (end - start) / CHUNK;
+        if chunks >= keep {
+            Some((start, chunks))
+        } else {
+            None
+        }
     }
 
     /// Makes the `chunks` fresh chunks at `start` (after a new metadata area) a free span. Its leaf
@@ -311,6 +338,17 @@ impl Pool {
             self.insert_free(r);
             true
         }
+    }
+
+    /// Takes a free span of `chunks` chunks without growing the region; null when no free span is
+    /// long enough. The span's map entries are not set (see `take`).
+    pub(crate) fn take_free(&mut self, chunks: usize) -> *mut Span {
+        let s = self.find(chunks);
+        if !s.is_null() && !self.trim(s, chunks) {
+            self.give(s);
+            return null_mut();
+        }
+        s
     }
 
     /// Takes a span of `chunks` chunks whose start is aligned to `align_chunks` chunks. The span's

@@ -146,18 +146,16 @@ mod tests {
             assert!(i.capacity >= 1);
             assert!(slab - i.capacity as usize * i.size as usize <= slab / 8, "class {c}");
             assert_eq!(i.size as usize % MIN_ALIGN, 0);
+            // One chunk holding MIN_BLOCKS blocks, or whole SLAB_UNITs.
             assert!(
-                i.capacity as usize >= MIN_BLOCKS || slab >= SLAB_TARGET,
-                "class {c}: a short slab of few blocks"
+                (i.chunks == 1 && i.capacity as usize >= MIN_BLOCKS) || slab % SLAB_UNIT == 0,
+                "class {c}: a slab of {slab} bytes is neither one chunk of {MIN_BLOCKS} blocks nor whole units"
             );
-            // The shortest such slab: one chunk less breaks a rule.
+            // The shortest such slab: one unit less breaks the tail rule or holds no block.
             if i.chunks > 1 {
-                let less = (i.chunks as usize - 1) * CHUNK;
+                let less = slab - SLAB_UNIT;
                 let size = i.size as usize;
-                assert!(
-                    less < size || less % size > less / 8 || (less / size < MIN_BLOCKS && less < SLAB_TARGET),
-                    "class {c}: slab longer than needed"
-                );
+                assert!(less < size || less % size > less / 8, "class {c}: slab longer than needed");
             }
         }
     }

@@ -2,7 +2,7 @@
 //! the heap's available slabs (collecting remote frees, carving never-used blocks), park the
 //! exhausted ones in the full list, and make a new slab from a spare or from the pool. Also the
 //! heap's spare slabs: up to `MAX_SPARES` empty slabs kept for reuse by any class of the same
-//! slab length before they go back to the pool.
+//! slab length before they go back to the pool (all of them, when the pool would otherwise grow).
 //!
 //! Everything here runs on the thread that owns the heap.
 
@@ -67,9 +67,10 @@ unsafe fn make(h: *mut Heap, c: usize) -> *mut Span {
         let top = pool.top();
         // SAFETY: we own `h`.
         unsafe { heap::ensure_seen(h, top) };
-        s = pool.take(info.chunks as usize, 1);
+        s = pool.take_free(info.chunks as usize);
         if s.is_null() {
-            // Out of memory: our spares of other lengths may coalesce into what we need.
+            // Before the memory grows, our spares go back (of other lengths, they may coalesce
+            // into what we need): this heap's spares never make the memory grow.
             // SAFETY: we own `h`'s spares.
             unsafe { give_spares(h, &mut pool) };
             s = pool.take(info.chunks as usize, 1);

@@ -9,7 +9,9 @@
 //! Contract of every platform:
 //! - memory is one region that only grows: `grow(n)` returns `n` fresh, zero-filled, chunk-aligned
 //!   chunks, or `None` (limit reached). It is only called with the span pool's lock held. Memory is
-//!   never returned. Chunk indexes are offsets from `base()` in chunks, `< MAX_CHUNKS`.
+//!   never returned. `initial_free()` names free, zero-filled, chunk-aligned memory the program
+//!   started with (`[start, end)`, empty when none), which the pool takes once before it first
+//!   grows. Chunk indexes are offsets from `base()` in chunks, `< MAX_CHUNKS`.
 //! - `thread_id()` identifies the calling thread among live threads (non-zero); after
 //!   `on_thread_exit(hook)`, `hook` runs when the thread exits (a pthread key destructor on both
 //!   platforms: wasi-libc runs key destructors at thread exit, as glibc does). The platform calls

@@ -64,6 +64,11 @@ pub(crate) unsafe fn grow(chunks: usize) -> Option<usize> {
     Some(b + taken)
 }
 
+/// Free memory the program started with: none here (the region is reserved on first use).
+pub(crate) fn initial_free() -> (usize, usize) {
+    (0, 0)
+}
+
 /// Statistics: views refreshed (always 0 here: a native process has one view of its memory).
 pub(crate) static REFRESHES: AtomicUsize = AtomicUsize::new(0);
 

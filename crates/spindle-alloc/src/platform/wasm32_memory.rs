@@ -7,6 +7,14 @@
 //! The thread that grows sees the new size at once; any thread refreshes its view with a
 //! `memory.grow(0)` of its own (`refresh_view`, 250-640 ns, so the layers above call it only
 //! when they are about to hand the thread memory above what it has seen).
+//!
+//! The module's initial memory ends with free space: from `__heap_base` (after the data and the
+//! main thread's stack) to `__heap_end` (the initial size; both defined by wasm-ld 16 and later).
+//! wasi-libc's dlmalloc starts its heap there; `initial_free` hands it to the pool once, so a small
+//! program grows the memory no earlier than it would with dlmalloc. Nothing else may use it: on
+//! wasm32-wasip1 that holds when spindle-alloc is the program's malloc (`wasm32_wasi.rs`); Rust's
+//! own dlmalloc (wasm32-unknown-unknown), wasi-libc's sbrk and wasm-bindgen's thread transform
+//! (one page of its own) take memory above `__heap_end`.
 
 use super::{CHUNK, CHUNK_SHIFT, GROW_CHUNKS, LIMIT};
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -20,6 +28,28 @@ pub(crate) static REFRESHES: AtomicUsize = AtomicUsize::new(0);
 #[inline(always)]
 pub(crate) fn base() -> usize {
     0
+}
+
+extern "C" {
+    static __heap_base: u8;
+    static __heap_end: u8;
+}
+
+/// The free end of the initial memory, `[start, end)` in whole chunks (empty when less than a
+/// chunk is free). Zero-filled: no data segment reaches it and nothing else writes it.
+pub(crate) fn initial_free() -> (usize, usize) {
+    // SAFETY: only the symbols' addresses are taken, never their contents (safe since Rust 1.82;
+    // the crate builds with 1.80).
+    #[allow(unused_unsafe)]
+    let (base, end) =
+        unsafe { (core::ptr::addr_of!(__heap_base) as usize, core::ptr::addr_of!(__heap_end) as usize) };
+    let start = (base + CHUNK - 1) & !(CHUNK - 1);
+    let end = end & !(CHUNK - 1);
+    if end > start {
+        (start, end)
+    } else {
+        (0, 0)
+    }
 }
 
 /// # Safety

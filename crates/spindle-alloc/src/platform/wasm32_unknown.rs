@@ -18,7 +18,7 @@
 //!
 //! Without `+atomics` the program has one thread: the identity is a constant, the slot a static.
 
-pub(crate) use super::wasm32_memory::{base, grow, refresh_view, MAX_CHUNKS};
+pub(crate) use super::wasm32_memory::{base, grow, initial_free, refresh_view, MAX_CHUNKS};
 
 #[cfg(target_feature = "atomics")]
 mod tls {

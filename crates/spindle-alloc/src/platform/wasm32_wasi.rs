@@ -2,11 +2,24 @@
 //! pthread key whose destructor tells us a thread exited, stderr and abort from wasi-libc. Every
 //! wasm32-wasip1-threads program links wasi-libc (Rust's std does too), so these symbols exist.
 //!
-//! Memory: `wasm32_memory.rs` (shared with wasm32-unknown-unknown).
+//! Memory: `wasm32_memory.rs` (shared with wasm32-unknown-unknown); the free end of the initial
+//! memory only with the `initial-memory` feature (below).
 
 use core::ffi::c_void;
 
 pub(crate) use super::wasm32_memory::{base, grow, refresh_view, MAX_CHUNKS};
+
+/// The free end of the initial memory (`wasm32_memory::initial_free`) is wasi-libc's dlmalloc's
+/// when that is linked too (a Rust program without spindle-alloc-c): used only with the
+/// `initial-memory` feature, which spindle-alloc-c turns on (its malloc replaces dlmalloc).
+#[cfg(feature = "initial-memory")]
+pub(crate) use super::wasm32_memory::initial_free;
+
+/// See above: without the `initial-memory` feature, nothing.
+#[cfg(not(feature = "initial-memory"))]
+pub(crate) fn initial_free() -> (usize, usize) {
+    (0, 0)
+}
 
 extern "C" {
     fn pthread_key_create(key: *mut u32, dtor: Option<unsafe extern "C" fn(*mut c_void)>) -> i32;
