@@ -7,6 +7,8 @@
 //   larson  (c) server churn: T chains of threads; each thread replaces random slots of a 1,000-block
 //               array (16..1024 bytes) for a while, then hands the array to a new thread and exits.
 //   article (d) TOTAL pairs split across T threads, each with a ring of 1,024 blocks of 1000..2023 B.
+//   threads (e) T threads that each hold TOTAL blocks of 16..1024 bytes at the same moment (a
+//               barrier), then free them: what every thread of a program costs in memory.
 //
 // Usage: malloc_bench WORKLOAD THREADS TOTAL
 // Prints one line: RESULT workload=.. threads=.. ops=.. ms=.. mem_kb=.. checksum=XXXXXXXX
@@ -169,6 +171,43 @@ static uint32_t run_larson(int t, long total) {
     return sum;
 }
 
+// (e) every thread holds its blocks at once: the main thread waits at the barrier with them, so
+// the memory is measured (STATS) while all T threads are alive with their blocks.
+typedef struct { int id; long n; uint32_t acc; } hold_arg;
+static pthread_barrier_t hold_barrier;
+
+static void *hold_worker(void *a) {
+    hold_arg *h = a;
+    uint32_t s = 2463534242u + h->id * 7919, acc = 0;
+    block *b = malloc(h->n * sizeof(block));
+    for (long i = 0; i < h->n; i++) { size_t n = 16 + rnd(&s) % 1009; b[i] = (block){malloc(n), n}; touch(b[i].p, n); }
+    pthread_barrier_wait(&hold_barrier); // every thread holds its blocks
+    pthread_barrier_wait(&hold_barrier); // the main thread has printed the statistics
+    for (long i = 0; i < h->n; i++) { fold(&acc, b[i].p, b[i].n); free(b[i].p); }
+    free(b);
+    h->acc = acc;
+    return NULL;
+}
+
+static void print_spindle_stats(long start_kb);
+
+static uint32_t run_threads(int t, long per_thread, long start_kb) {
+    pthread_t th[64];
+    hold_arg args[64];
+    uint32_t sum = 0;
+    pthread_barrier_init(&hold_barrier, NULL, t + 1);
+    for (int i = 0; i < t; i++) {
+        args[i] = (hold_arg){i, per_thread, 0};
+        pthread_create(&th[i], NULL, hold_worker, &args[i]);
+    }
+    pthread_barrier_wait(&hold_barrier);
+    print_spindle_stats(start_kb);
+    pthread_barrier_wait(&hold_barrier);
+    for (int i = 0; i < t; i++) { pthread_join(th[i], NULL); sum += args[i].acc; }
+    pthread_barrier_destroy(&hold_barrier);
+    return sum;
+}
+
 // spindle-alloc's statistics when the program is linked with it (a weak reference: null with
 // any other allocator): where the memory went. One line after RESULT:
 // STATS start_kb=.. committed_kb=.. metadata_kb=.. slabs_kb=.. spare_kb=.. large_kb=.. free_kb=.. in_use_kb=.. heaps=.. refreshes=..
@@ -187,7 +226,7 @@ static void print_spindle_stats(long start_kb) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 4) { fprintf(stderr, "usage: malloc_bench ring|xfree|larson|article THREADS TOTAL\n"); return 2; }
+    if (argc < 4) { fprintf(stderr, "usage: malloc_bench ring|xfree|larson|article|threads THREADS TOTAL\n"); return 2; }
     const char *w = argv[1];
     int t = atoi(argv[2]);
     long total = atol(argv[3]);
@@ -203,6 +242,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(w, "article")) checksum = run_ring(t, total, 1024, 1000, 2023);
     else if (!strcmp(w, "xfree")) checksum = run_xfree(total);
     else if (!strcmp(w, "larson")) checksum = run_larson(t, total);
+    else if (!strcmp(w, "threads")) checksum = run_threads(t, total, start_kb);
     else { fprintf(stderr, "unknown workload %s\n", w); return 2; }
     double ms = now_ms() - t0;
 #ifdef __wasm__
@@ -213,6 +253,6 @@ int main(int argc, char **argv) {
     long mem_kb = ru.ru_maxrss;
 #endif
     printf("RESULT workload=%s threads=%d ops=%ld ms=%.1f mem_kb=%ld checksum=%08x\n", w, t, total, ms, mem_kb, checksum);
-    print_spindle_stats(start_kb);
+    if (strcmp(w, "threads")) print_spindle_stats(start_kb); // threads printed them with every thread alive
     return 0;
 }

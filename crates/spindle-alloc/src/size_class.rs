@@ -4,13 +4,20 @@
 //! Classes are multiples of 16 up to 128 bytes, then 8 classes per doubling,
 //! `class_size = (9 + sub) << (g + 4)`, so rounding a request up to its class wastes at most
 //! 1/9 (11.1%) of the block for requests above 128 bytes. Blocks are at least 16-aligned (C's
-//! `max_align_t` on wasm32). A slab spans the fewest chunks whose tail, the bytes no whole block
-//! fits in, is at most 1/8 of the slab: one 2 KiB chunk for classes of which it holds
-//! `MIN_BLOCKS` blocks (every class a thread uses costs it one slab), whole 8 KiB units above. Slabs start on a chunk boundary, so a class that is a
-//! multiple of `align` (`align <= CHUNK`) has aligned blocks: aligned allocation picks such a class.
+//! `max_align_t` on wasm32). A slab's tail, the bytes no whole block fits in, is at most 1/8 of
+//! the slab. A class has two slab lengths:
+//! - `first_chunks`, the shortest such slab: a heap's first slab of the class (every class a thread
+//!   uses costs it one slab, so a class it uses a little costs 2-6 KiB, not a full slab);
+//! - `chunks`, for the slabs after it: one 2 KiB chunk for classes of which it holds `MIN_BLOCKS`
+//!   blocks, whole 8 KiB units above (fewer slow paths for a busy class; spare slabs, reused by
+//!   any class of the same length, come in few lengths).
 //!
-//! Invariant (checked by the unit tests below): for every class `c`,
-//! `chunks(c) * CHUNK - capacity(c) * size(c) <= chunks(c) * CHUNK / 8` and `capacity(c) >= 1`.
+//! Slabs start on a chunk boundary, so a class that is a multiple of `align` (`align <= CHUNK`)
+//! has aligned blocks: aligned allocation picks such a class.
+//!
+//! Invariant (checked by the unit tests below): for every class `c` and both lengths `n`,
+//! `n * CHUNK - (n * CHUNK / size(c)) * size(c) <= n * CHUNK / 8`, at least one block fits, and
+//! `first_chunks(c) <= chunks(c)`.
 
 use crate::platform::CHUNK;
 
@@ -53,10 +60,23 @@ pub(crate) const fn class_size(c: usize) -> usize {
 #[derive(Clone, Copy)]
 pub(crate) struct ClassInfo {
     pub(crate) size: u32,
-    /// Blocks per slab.
-    pub(crate) capacity: u32,
-    /// Chunks per slab.
+    /// Chunks of a heap's slabs of this class after its first one.
     pub(crate) chunks: u32,
+    /// Chunks of a heap's first slab of this class (the shortest slab the tail rule allows).
+    pub(crate) first_chunks: u32,
+}
+
+/// Whether a slab of `bytes` holds a block of `size` with a tail of at most 1/8.
+const fn fits(bytes: usize, size: usize) -> bool {
+    bytes >= size && bytes % size <= bytes / 8
+}
+
+const fn first_chunks(size: usize) -> usize {
+    let mut n = 1;
+    while !fits(n * CHUNK, size) {
+        n += 1;
+    }
+    n
 }
 
 const fn slab_chunks(size: usize) -> usize {
@@ -65,26 +85,21 @@ const fn slab_chunks(size: usize) -> usize {
     }
     let unit = SLAB_UNIT / CHUNK;
     let mut n = unit;
-    while n < MAX_SLAB_CHUNKS {
-        let bytes = n * CHUNK;
-        if bytes >= size && bytes % size <= bytes / 8 {
-            return n;
-        }
+    while !fits(n * CHUNK, size) {
         n += unit;
     }
     n
 }
 
 const fn build() -> [ClassInfo; NUM_CLASSES] {
-    let mut t = [ClassInfo { size: 0, capacity: 0, chunks: 0 }; NUM_CLASSES];
+    let mut t = [ClassInfo { size: 0, chunks: 0, first_chunks: 0 }; NUM_CLASSES];
     let mut c = 0;
     while c < NUM_CLASSES {
         let size = class_size(c);
-        let chunks = slab_chunks(size);
         t[c] = ClassInfo {
             size: size as u32,
-            capacity: ((chunks * CHUNK) / size) as u32,
-            chunks: chunks as u32,
+            chunks: slab_chunks(size) as u32,
+            first_chunks: first_chunks(size) as u32,
         };
         c += 1;
     }
@@ -98,9 +113,6 @@ const fn build() -> [ClassInfo; NUM_CLASSES] {
 const MIN_BLOCKS: usize = 8;
 /// The slab length unit of the larger classes: 8 KiB.
 const SLAB_UNIT: usize = 8192;
-
-/// Longest slab, in chunks.
-const MAX_SLAB_CHUNKS: usize = 2 * SLAB_MAX / CHUNK;
 
 pub(crate) static CLASSES: [ClassInfo; NUM_CLASSES] = build();
 
@@ -142,19 +154,35 @@ mod tests {
             }
         }
         for (c, &i) in CLASSES.iter().enumerate() {
-            let slab = i.chunks as usize * CHUNK;
-            assert!(i.capacity >= 1);
-            assert!(slab - i.capacity as usize * i.size as usize <= slab / 8, "class {c}");
-            assert_eq!(i.size as usize % MIN_ALIGN, 0);
-            // One chunk holding MIN_BLOCKS blocks, or whole SLAB_UNITs.
+            let size = i.size as usize;
+            assert_eq!(size % MIN_ALIGN, 0);
             assert!(
-                (i.chunks == 1 && i.capacity as usize >= MIN_BLOCKS) || slab % SLAB_UNIT == 0,
+                i.first_chunks >= 1 && i.first_chunks <= i.chunks,
+                "class {c}: first slab longer than the others"
+            );
+            for n in [i.first_chunks as usize, i.chunks as usize] {
+                let slab = n * CHUNK;
+                assert!(
+                    slab >= size && slab - (slab / size) * size <= slab / 8,
+                    "class {c}: {n} chunks break the tail rule"
+                );
+            }
+            // The first slab is the shortest the tail rule allows.
+            for n in 1..i.first_chunks as usize {
+                let slab = n * CHUNK;
+                assert!(
+                    slab < size || slab % size > slab / 8,
+                    "class {c}: a first slab of {n} chunks would do"
+                );
+            }
+            // The others: one chunk holding MIN_BLOCKS blocks, or the fewest whole SLAB_UNITs.
+            let slab = i.chunks as usize * CHUNK;
+            assert!(
+                (i.chunks == 1 && slab / size >= MIN_BLOCKS) || slab % SLAB_UNIT == 0,
                 "class {c}: a slab of {slab} bytes is neither one chunk of {MIN_BLOCKS} blocks nor whole units"
             );
-            // The shortest such slab: one unit less breaks the tail rule or holds no block.
             if i.chunks > 1 {
                 let less = slab - SLAB_UNIT;
-                let size = i.size as usize;
                 assert!(less < size || less % size > less / 8, "class {c}: slab longer than needed");
             }
         }

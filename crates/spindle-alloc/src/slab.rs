@@ -7,6 +7,7 @@
 //! Everything here runs on the thread that owns the heap.
 
 use crate::heap::{self, Heap};
+use crate::platform::CHUNK;
 use crate::pool::{Pool, POOL};
 use crate::size_class::CLASSES;
 use crate::span::{self, Span, NOTIFY, SLAB};
@@ -59,21 +60,25 @@ pub(crate) unsafe fn find(h: *mut Heap, c: usize) -> *mut Span {
 #[inline(never)]
 unsafe fn make(h: *mut Heap, c: usize) -> *mut Span {
     let info = CLASSES[c];
+    // A heap's first slab of a class is the shortest one (`size_class`). `find` left no
+    // available slab of `c`, so the class has none when its full list is empty too.
+    // SAFETY: we own `h`.
+    let chunks = if unsafe { (*h).full[c].is_null() } { info.first_chunks } else { info.chunks };
     // SAFETY: we own `h` and its spare slabs.
-    let mut s = unsafe { take_spare(h, info.chunks) };
+    let mut s = unsafe { take_spare(h, chunks) };
     if s.is_null() {
         let mut pool = POOL.lock();
         // Whatever the pool hands out lies below its top, or in memory this thread grows itself.
         let top = pool.top();
         // SAFETY: we own `h`.
         unsafe { heap::ensure_seen(h, top) };
-        s = pool.take_free(info.chunks as usize);
+        s = pool.take_free(chunks as usize);
         if s.is_null() {
             // Before the memory grows, our spares go back (of other lengths, they may coalesce
             // into what we need): this heap's spares never make the memory grow.
             // SAFETY: we own `h`'s spares.
             unsafe { give_spares(h, &mut pool) };
-            s = pool.take(info.chunks as usize, 1);
+            s = pool.take(chunks as usize, 1);
             if s.is_null() {
                 return null_mut();
             }
@@ -90,11 +95,12 @@ unsafe fn make(h: *mut Heap, c: usize) -> *mut Span {
     unsafe {
         (*s).class = c as u8;
         (*s).block_size = info.size;
-        (*s).capacity = info.capacity;
+        let capacity = chunks * CHUNK as u32 / info.size;
+        (*s).capacity = capacity;
         (*s).used = 0;
         (*s).free = null_mut();
         (*s).bump = (*s).start;
-        (*s).bump_end = (*s).start + info.capacity as usize * info.size as usize;
+        (*s).bump_end = (*s).start + capacity as usize * info.size as usize;
         (*s).thread_free.store(0, Ordering::Relaxed);
         heap::set_owner(s, h);
         (*s).in_full = false;

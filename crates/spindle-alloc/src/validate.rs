@@ -70,7 +70,10 @@ pub fn validate_pool() -> Result<(), &'static str> {
                         let cl = (*s).class as usize;
                         check!(cl < NUM_CLASSES, "slab class out of range");
                         check!((*s).block_size == CLASSES[cl].size, "slab block size != class size");
-                        check!((*s).chunks == CLASSES[cl].chunks, "slab length != class slab length");
+                        check!(
+                            (*s).chunks == CLASSES[cl].chunks || (*s).chunks == CLASSES[cl].first_chunks,
+                            "slab length is neither of its class's slab lengths"
+                        );
                         check!(!(*s).heap.load(Ordering::Relaxed).is_null(), "slab without heap");
                     }
                 }
