@@ -1,5 +1,8 @@
 // Loads the build of the chosen allocator and runs one job, then posts
 // { ok, alloc, threads, job, items, checksum, ms, memoryBytes, stats } (or { ok: false, error }).
+// Before that it posts { phase } as it goes: 'starting the thread pool' (wasm-bindgen-rayon's
+// initThreadPool creates the pool's workers from this worker and waits until each runs), then
+// 'running the job'. A page stuck in the first phase never got its workers (see main.js).
 // Jobs: `malloc` (run_job on a rayon pool of `threads`), `handoff` (grow_handoff: memory one rayon
 // thread grew, allocated by another), `threads` (`items` short-lived wasm threads one after the
 // other, each allocating and then destroyed with __wbindgen_thread_destroy: their heaps must be
@@ -16,9 +19,12 @@ onmessage = async ({ data: config }) => {
     let checksum;
     const t0 = performance.now();
     if (config.job === 'threads') {
+      postMessage({ phase: 'running the job' });
       checksum = await shortThreads(config, wasm);
     } else {
+      postMessage({ phase: 'starting the thread pool' });
       await pkg.initThreadPool(config.threads);
+      postMessage({ phase: 'running the job' });
       checksum = config.job === 'handoff' ? pkg.grow_handoff(config.items) : pkg.run_job(config.items);
     }
     const ms = performance.now() - t0;
