@@ -98,7 +98,9 @@ pub fn grow_handoff(rounds: u32) -> String {
                     v.resize(HANDOFF_BYTES / 2, (r % 251) as u8); // memory.fill
                     v.extend_from_within(..); // memory.copy into the second half
                     v[HANDOFF_BYTES - 1] ^= 0x5a;
-                    sum = sum.wrapping_add(v[0] as u64 + v[HANDOFF_BYTES / 2] as u64 + v[HANDOFF_BYTES - 1] as u64);
+                    sum = sum.wrapping_add(
+                        v[0] as u64 + v[HANDOFF_BYTES / 2] as u64 + v[HANDOFF_BYTES - 1] as u64,
+                    );
                     kept.push(v);
                     STEP.store(2 * r + 2, Ordering::Release);
                 }
