@@ -1,11 +1,13 @@
 // The page: runs the job in a dedicated worker (rayon's calling thread blocks, which the page's
 // main thread may not), shows the result, and keeps it in `window.result` (read by the test and the
 // benchmark): { ok, alloc, threads, job, items, checksum, ms, memoryBytes } or { ok: false, error }.
-// `window.phase` says how far it got: 'loading', 'starting the thread pool', 'running the job',
-// 'done'. In Firefox ESR 153, `new Worker()` called inside a worker (the pool's workers are nested
-// ones) sometimes does not return (seen 1-7 times in 20 loads, with either allocator, before any
-// of the job's allocations; waited up to 30 s): such a page stays in 'starting the thread pool'.
-// run.mjs (beside this file) tells that apart from a job that does not finish.
+// `window.phase` says how far it got ('loading', 'starting the thread pool', 'running the job',
+// 'starting thread N' / 'thread N running' in the `threads` job, 'done') and `window.phaseSince`
+// since when (performance.now()). In Firefox ESR 153 a worker created inside a worker (the pool's
+// workers and the `threads` job's are nested ones) sometimes never starts: `new Worker()` did not
+// return in 30 s (seen 1-7 times in 20 loads, with either allocator, before any of the job's
+// allocations). Such a page stays in a 'starting ...' phase; run.mjs (beside this file) tells that
+// apart from a job that does not finish.
 const params = new URLSearchParams(location.search);
 const config = {
   alloc: params.get('alloc') ?? 'spindle',
@@ -16,6 +18,7 @@ const config = {
 const out = document.getElementById('out');
 
 window.phase = 'loading';
+window.phaseSince = performance.now();
 
 function finish(result) {
   window.phase = 'done';
@@ -31,6 +34,7 @@ if (!crossOriginIsolated) {
   worker.onmessage = (e) => {
     if (e.data.phase) {
       window.phase = e.data.phase;
+      window.phaseSince = performance.now();
       out.textContent = `${e.data.phase}…`;
     } else {
       finish(e.data);

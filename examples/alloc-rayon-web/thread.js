@@ -3,6 +3,7 @@
 // wasm-bindgen documents it (`__wbindgen_thread_destroy`: frees the thread's TLS block and stack),
 // and reports. The allocator sees the TLS block freed and retires the thread's heap.
 onmessage = async ({ data: { alloc, module, memory, items } }) => {
+  postMessage({ started: true }); // the worker runs (worker.js: phase 'thread N running')
   try {
     const pkg = await import(`./pkg-${alloc}/alloc_rayon_web.js`);
     const wasm = await pkg.default({ module_or_path: module, memory });

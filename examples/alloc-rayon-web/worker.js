@@ -2,7 +2,9 @@
 // { ok, alloc, threads, job, items, checksum, ms, memoryBytes, stats } (or { ok: false, error }).
 // Before that it posts { phase } as it goes: 'starting the thread pool' (wasm-bindgen-rayon's
 // initThreadPool creates the pool's workers from this worker and waits until each runs), then
-// 'running the job'. A page stuck in the first phase never got its workers (see main.js).
+// 'running the job'; the `threads` job posts 'starting thread N' before it creates a thread's
+// worker and 'thread N running' once that worker runs. A page stuck in a 'starting' phase never
+// got its worker (see main.js).
 // Jobs: `malloc` (run_job on a rayon pool of `threads`), `handoff` (grow_handoff: memory one rayon
 // thread grew, allocated by another), `threads` (`items` short-lived wasm threads one after the
 // other, each allocating and then destroyed with __wbindgen_thread_destroy: their heaps must be
@@ -19,7 +21,6 @@ onmessage = async ({ data: config }) => {
     let checksum;
     const t0 = performance.now();
     if (config.job === 'threads') {
-      postMessage({ phase: 'running the job' });
       checksum = await shortThreads(config, wasm);
     } else {
       postMessage({ phase: 'starting the thread pool' });
@@ -40,9 +41,10 @@ async function shortThreads(config, wasm) {
   const module = await WebAssembly.compileStreaming(fetch(`./pkg-${config.alloc}/alloc_rayon_web_bg.wasm`));
   const sums = new Set();
   for (let i = 0; i < config.items; i++) {
+    postMessage({ phase: `starting thread ${i}` });
     const w = new Worker(new URL('./thread.js', import.meta.url), { type: 'module' });
     const r = await new Promise((resolve) => {
-      w.onmessage = (e) => resolve(e.data);
+      w.onmessage = (e) => (e.data.started ? postMessage({ phase: `thread ${i} running` }) : resolve(e.data));
       w.onerror = (e) => resolve({ ok: false, error: `thread ${i}: ${e.message}` });
       w.postMessage({ alloc: config.alloc, module, memory: wasm.memory, items: 20 });
     });
