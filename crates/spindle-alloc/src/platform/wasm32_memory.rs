@@ -37,6 +37,8 @@ extern "C" {
 
 /// The free end of the initial memory, `[start, end)` in whole chunks (empty when less than a
 /// chunk is free). Zero-filled: no data segment reaches it and nothing else writes it.
+/// (Unused on wasm32-wasip1 without the `initial-memory` feature: see `wasm32_wasi.rs`.)
+#[cfg_attr(all(not(target_os = "unknown"), not(feature = "initial-memory")), allow(dead_code))]
 pub(crate) fn initial_free() -> (usize, usize) {
     // SAFETY: only the symbols' addresses are taken, never their contents (safe since Rust 1.82;
     // the crate builds with 1.80).
