@@ -67,6 +67,7 @@ unsafe fn local_free_rare(h: *mut Heap, s: *mut Span) {
         }
         if (*s).used == 0 && !((*h).fast[c] == s && (*s).next.is_null()) {
             heap::avail_remove(h, c, s);
+            (*h).slabs[c] -= 1;
             slab::park_spare(h, s);
         }
     }

@@ -10,7 +10,8 @@
 //!
 //! Invariants (checked by `validate`): every slab in `fast[c]`'s list has `in_full == false`,
 //! class `c`, `heap == self`; every slab in `full[c]` has `in_full == true`; `fast[c] == EMPTY` iff
-//! the available list is empty; `allocated - freed` is the bytes of blocks this heap handed out
+//! the available list is empty; `slabs[c]` is the number of slabs in class `c`'s two lists;
+//! `allocated - freed` is the bytes of blocks this heap handed out
 //! minus those returned to it (a remote free counts when the owner collects it).
 //!
 //! Thread rules: every field but `delayed` (any thread pushes, `free.rs`) and the registry's
@@ -67,6 +68,9 @@ pub(crate) struct Heap {
     /// The highest address the owning thread is known to see (its view of the memory's size; see
     /// `ensure_seen`). Every slab of this heap ends at or below it.
     pub(crate) seen: usize,
+    /// Slabs of each class this heap holds (available and full lists): picks a new slab's
+    /// length (`slab::make`). Owner-only.
+    pub(crate) slabs: [u32; NUM_CLASSES],
 }
 
 impl Heap {
@@ -85,6 +89,7 @@ impl Heap {
             spare_count: 0,
             spare_bytes: Counter::new(),
             seen: 0,
+            slabs: [0; NUM_CLASSES],
         }
     }
 }

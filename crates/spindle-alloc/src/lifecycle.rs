@@ -65,6 +65,7 @@ pub(crate) unsafe fn flush(h: *mut Heap) {
                 (*h).freed.add(n as usize * (*s).block_size as usize);
                 if (*s).used == 0 {
                     heap::avail_remove(h, c, s);
+                    (*h).slabs[c] -= 1;
                     (*s).next = empties;
                     empties = s;
                 }

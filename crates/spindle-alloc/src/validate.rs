@@ -120,18 +120,22 @@ pub fn validate_heap() -> Result<(), &'static str> {
                 s = core::ptr::null_mut();
             }
             check!(s.is_null() || (*s).prev.is_null(), "available head has a prev");
+            let mut slabs = 0;
             while !s.is_null() {
                 check!(!(*s).in_full, "available slab marked full");
                 check_slab(h, s, c)?;
                 check!((*s).next.is_null() || (*(*s).next).prev == s, "broken available list links");
+                slabs += 1;
                 s = (*s).next;
             }
             let mut s = (*h).full[c];
             while !s.is_null() {
                 check!((*s).in_full, "full-list slab not marked full");
                 check_slab(h, s, c)?;
+                slabs += 1;
                 s = (*s).next;
             }
+            check!(slabs == (*h).slabs[c], "slabs[c] != the slabs in class c's lists");
         }
         let mut n = 0;
         let mut s = (*h).spares;
