@@ -35,11 +35,12 @@ export const notes = [
   'ms is measured inside the program around the workload; mem_kb is the linear memory at the end on wasm (it only grows) and peak RSS natively.',
   'Verification: exit 0, a result line naming the requested workload, threads and operation count, and a checksum of the bytes the program read back from its blocks equal to the native C run\'s for the same workload and T (else the configuration fails).',
   'Workloads (b) xfree (one thread allocates, another frees: T=2 only) and (c) larson (chains of threads that hand their blocks on) run with --param malloc.workloads=ring,xfree,larson,article.',
+  'Workload (e) threads (C only, --param malloc.workloads=threads): T = 1, 8, 64 threads each hold 256 blocks of 16..1024 bytes at the same moment: mem_kb(T=64) - mem_kb(T=1) over 63 is what one more thread costs.',
   'Code size: the stripped hello-world programs of bench/alloc/build.sh, C and Rust, with each allocator (bytes).',
 ];
 
 export const params = {
-  workloads: 'comma-separated, of ring, xfree, larson, article (default ring,article; ring with --quick)',
+  workloads: 'comma-separated, of ring, xfree, larson, article, threads (default ring,article; ring with --quick)',
   scale: 'multiplies every workload\'s number of malloc/free pairs (default 1: 2M each, 500k with --quick)',
   pool: 'prewarmed (default: --threads T, 2T for larson) or default (the runtime\'s default pool, one worker per core)',
   baseline: 'build/bench/alloc of another checkout (built by its bench/alloc/build.sh): adds c-spindle@base and rust-spindle@base',
@@ -51,19 +52,27 @@ const WORKLOADS = {
   xfree: { total: 2_000_000, threads: [2] },
   larson: { total: 2_000_000, threads: null },
   article: { total: 2_000_000, threads: null },
+  // (e) threads: `total` is the blocks EACH thread holds (not scaled); C programs only.
+  threads: { total: 256, threads: [1, 8, 64], perThread: true, cOnly: true },
 };
 
 /** The workloads and totals of this session, from the settings; throws on a bad setting. */
 export function workloadsOf(ctx) {
   const p = ctx.params ?? {};
   const names = (p['malloc.workloads'] ?? (ctx.quick ? 'ring' : 'ring,article')).split(',').filter(Boolean);
-  for (const n of names) if (!WORKLOADS[n]) throw new Error(`malloc.workloads: unknown workload '${n}' (ring, xfree, larson, article)`);
+  for (const n of names) if (!WORKLOADS[n]) throw new Error(`malloc.workloads: unknown workload '${n}' (ring, xfree, larson, article, threads)`);
   const scale = Number(p['malloc.scale'] ?? 1);
   if (!(scale > 0)) throw new Error(`malloc.scale must be a number > 0, got '${p['malloc.scale']}'`);
   const pool = p['malloc.pool'] ?? 'prewarmed';
   if (pool !== 'prewarmed' && pool !== 'default') throw new Error(`malloc.pool is prewarmed or default, got '${pool}'`);
   const base = ctx.quick && !p['malloc.scale'] ? 0.25 : 1;
-  return { pool, workloads: names.map((name) => ({ name, total: Math.max(1000, Math.round(WORKLOADS[name].total * base * scale)), threads: WORKLOADS[name].threads })) };
+  return {
+    pool,
+    workloads: names.map((name) => {
+      const w = WORKLOADS[name];
+      return { ...w, name, total: w.perThread ? w.total : Math.max(1000, Math.round(w.total * base * scale)) };
+    }),
+  };
 }
 
 export const charts = [
@@ -71,6 +80,7 @@ export const charts = [
   { file: 'malloc-article.svg', kind: 'lines', title: 'malloc, workload (d) article: time vs threads', metric: 'ms', yLabel: 'workload time (ms)', log: true, filter: (r) => r.variant.startsWith('article') },
   { file: 'malloc-larson.svg', kind: 'lines', title: 'malloc, workload (c) larson: time vs threads', metric: 'ms', yLabel: 'workload time (ms)', log: true, filter: (r) => r.variant.startsWith('larson') },
   { file: 'malloc-xfree.svg', kind: 'bars', title: 'malloc, workload (b) xfree: one thread allocates, another frees', metric: 'ms', filter: (r) => r.variant.startsWith('xfree') },
+  { file: 'malloc-threads-memory.svg', kind: 'lines', title: 'malloc, workload (e) threads: memory vs threads (each holds 256 blocks)', metric: 'mem_kb', yLabel: 'KiB', filter: (r) => r.variant.startsWith('threads') },
   { file: 'malloc-memory.svg', kind: 'lines', title: 'malloc, workload (a) ring: peak memory vs threads', metric: 'mem_kb', yLabel: 'KiB', filter: (r) => r.variant.startsWith('ring') },
   { file: 'malloc-code-size.svg', kind: 'bars', title: 'Code size of hello world per allocator', metric: 'bytes', filter: (r) => r.variant.startsWith('code size') },
 ];
@@ -182,7 +192,8 @@ export async function run(ctx) {
       const check = mallocCheck(w.name, t, w.total, expected, `native C, ${w.name} T=${t}`);
       const runnable = [], missing = [];
       for (const c of configs) {
-        const why = c.missing ?? (!existsSync(isAbsolute(c.file) ? c.file : join(out, c.file)) ? `${c.file} was not built by bench/alloc/build.sh` : undefined)
+        const why = c.missing ?? (w.cOnly && c.config.startsWith('rust') ? `workload ${w.name} exists in the C program only` : undefined)
+          ?? (!existsSync(isAbsolute(c.file) ? c.file : join(out, c.file)) ? `${c.file} was not built by bench/alloc/build.sh` : undefined)
           ?? (c.wasmtime && !ctx.wasmtime.exe ? ctx.wasmtime.unavailable : undefined);
         if (why) { missing.push({ ...c, why }); continue; }
         const cmd = c.wasmtime ? wasmtimeCommand(ctx.wasmtime.exe, join(out, c.file), args) : c.cmd(args);
@@ -226,5 +237,31 @@ export function goals(rows) {
   if (d1?.ok && d2?.ok) out.push(`malloc ring T=2 vs T=1 throughput, c-dlmalloc: ${(d1.median / d2.median).toFixed(2)}x (a global lock: below 1.0x expected)`);
   const s4 = ms('c-spindle', 4);
   if (s2?.ok && s4?.ok) out.push(`malloc ring T=4 vs T=2 time, c-spindle: ${(s4.median / s2.median).toFixed(2)}x (goal <= 1.15x: ${s4.median / s2.median <= 1.15 ? 'MET' : 'NOT MET'})`);
+  return [...out, ...issue18Goals(rows)];
+}
+
+/** Issue 18's memory and speed goals, where this run measures them. */
+function issue18Goals(rows) {
+  const row = (variant, config, metric) => rows.find((r) => r.variant === variant && r.config === config && r.metric === metric && r.ok);
+  const out = [];
+  const verdict = (ok) => (ok ? 'MET' : 'NOT MET');
+  for (const w of ['ring', 'article']) {
+    for (const [t, bar] of [[1, 1.25], [2, undefined], [4, 1.5]]) {
+      const s = row(`${w} T=${t}`, 'c-spindle', 'mem_kb'), d = row(`${w} T=${t}`, 'c-dlmalloc', 'mem_kb');
+      if (s && d) out.push(`malloc ${w} T=${t} peak memory: c-spindle ${s.min} KiB = ${(s.min / d.min).toFixed(2)}x c-dlmalloc's ${d.min} KiB${bar ? ` (goal <= ${bar}x: ${verdict(s.min / d.min <= bar)})` : ''}`);
+    }
+    for (const t of [1, 2]) {
+      const s = row(`${w} T=${t}`, 'c-spindle', 'ms'), b = row(`${w} T=${t}`, 'c-spindle@base', 'ms');
+      if (s && b) out.push(`malloc ${w} T=${t} time: c-spindle ${(s.median / b.median).toFixed(3)}x c-spindle@base (median; min ${(s.min / b.min).toFixed(3)}x; goal <= 1.05x: ${verdict(s.median / b.median <= 1.05)})`);
+      const sm = row(`${w} T=${t}`, 'c-spindle', 'mem_kb'), bm = row(`${w} T=${t}`, 'c-spindle@base', 'mem_kb');
+      if (sm && bm) out.push(`malloc ${w} T=${t} peak memory: c-spindle ${sm.min} KiB vs c-spindle@base ${bm.min} KiB (${(sm.min / bm.min).toFixed(2)}x)`);
+    }
+  }
+  const a = row('article T=1', 'c-spindle', 'ms'), g = row('article T=1', 'native-glibc', 'ms');
+  if (a && g) out.push(`malloc article T=1: c-spindle ${(a.median / g.median).toFixed(2)}x native glibc's time (median; min ${(a.min / g.min).toFixed(2)}x; goal <= 1.4x: ${verdict(a.median / g.median <= 1.4)})`);
+  for (const config of ['c-spindle', 'c-dlmalloc']) {
+    const one = row('threads T=1', config, 'mem_kb'), many = row('threads T=64', config, 'mem_kb');
+    if (one && many) out.push(`malloc threads: ${config} ${many.min} KiB with 64 threads holding 256 blocks each, ${one.min} KiB with 1: ${((many.min - one.min) / 63).toFixed(1)} KiB per extra thread`);
+  }
   return out;
 }
