@@ -6,6 +6,7 @@
 #   the browsers and their drivers     tools/browsers/setup.sh (Chromium, Firefox ESR, WebKitGTK)
 #   the other Node lines               tools/node-lines.sh --test-lines (26; 22, 24 and 26 with
 #                                      SPINDLE_ALL_NODE_LINES=1)
+#   wasm-bindgen-cli (pinned)          tests/alloc/setup-web.sh: examples/alloc-rayon-web's build
 # The napi tests' packages need the runtime built first: tools/test.sh runs tests/napi/setup.sh
 # after the build.
 set -euo pipefail
@@ -36,4 +37,5 @@ fi
 bash "$repo/tools/browsers/setup.sh"
 
 bash "$repo/tools/node-lines.sh" $(bash "$repo/tools/node-lines.sh" --test-lines) >/dev/null
+bash "$repo/tests/alloc/setup-web.sh" >/dev/null
 say "ready"

@@ -29,8 +29,7 @@ bash tests/guests/build.sh
 step "build: spindle-alloc C archive and its wasm tests"
 bash tests/alloc/build.sh
 
-step "set-up and build: spindle-alloc on wasm32-unknown-unknown (examples/alloc-rayon-web: nightly rust-src, wasm-bindgen-cli)"
-bash tests/alloc/setup-web.sh >/dev/null
+step "build: spindle-alloc on wasm32-unknown-unknown (examples/alloc-rayon-web, both allocators)"
 bash examples/alloc-rayon-web/build.sh >/dev/null
 
 step "build: in-program filesystem (libspindle-fs.a, libspindle.a) and its guest tests"

@@ -3,7 +3,8 @@
  * with a query and returns the page's result, telling a worker that never started apart from a
  * job that does not finish.
  *
- * Why: in Firefox ESR 153 a worker created inside a worker sometimes never starts (see main.js);
+ * Why: in Firefox ESR 153 under WebDriver a worker created inside a worker sometimes never starts
+ * (main.js; docs/known-issues/firefox-nested-worker.md);
  * wasm-bindgen-rayon creates its pool that way, and so does the `threads` job, so such a load
  * never gets its threads, with either allocator. The page says how far it got (`window.phase`,
  * `window.phaseSince`). A load that stays in a 'loading' or 'starting ...' phase for `startMs` is

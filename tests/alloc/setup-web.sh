@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Test-only set-up for spindle-alloc on wasm32-unknown-unknown (examples/alloc-rayon-web), run by
-# tools/test.sh; idempotent (skips what is there):
+# tools/setup-tests.sh; idempotent (skips what is there):
 #   - rustup's nightly with rust-src (the example rebuilds std with atomics: -Z build-std);
 #   - wasm-bindgen-cli of exactly the version the example's Cargo.toml pins, from crates.io, into
 #     build/tools/wasm-bindgen-VERSION/ (compiling it takes a few minutes, once).
