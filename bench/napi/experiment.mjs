@@ -19,7 +19,8 @@
  * `--param napi.engines=chromium,firefox` for Firefox ESR too.
  * Metrics: job_ms (the job once the binding is loaded; rolldown: per bundle, the mean of `repeat`
  * bundles in one process or page), first_ms (rolldown: the first of them, on code V8 has not yet
- * optimized), load_ms (loading the binding), peak_rss_mb (Node: the process's maxRSS; browsers: the
+ * optimized), load_ms (loading the binding), cpu_ms (Node: the process's CPU time, all threads,
+ * loading included), peak_rss_mb (Node: the process's maxRSS; browsers: the
  * peak resident memory of the page's content process, VmHWM). Every run's output is checked: its digest must equal the stock loader's.
  * Needs: bash tests/napi/setup.sh (fixtures), Chromium (tools/browsers/setup.sh); Node 26 comes
  * from tools/node-lines.sh.
@@ -59,6 +60,11 @@ const METRICS = [{ key: 'job_ms', unit: 'ms' }, { key: 'load_ms', unit: 'ms' }, 
 /** rolldown also reports its first bundle apart (code not yet optimized by V8's tiers). */
 const BUNDLE_METRICS = [METRICS[0], { key: 'first_ms', unit: 'ms' }, ...METRICS.slice(1)];
 const metricsOf = (job) => (job === 'bundle' ? BUNDLE_METRICS : METRICS);
+/**
+ * Node also reports the process's CPU time (user + system, every thread, loading included): the
+ * work done, which a loaded machine inflates far less than wall time.
+ */
+const CPU = { key: 'cpu_ms', unit: 'ms' };
 
 export function unavailable() {
   for (const p of [join(napi, 'stock', 'node_modules', 'rolldown'), join(repo, 'runtime', 'examples', 'napi', 'node_modules', 'spindle'), join(napi, 'web', 'node_modules', 'vite')]) {
@@ -79,8 +85,8 @@ export async function run(ctx) {
     const node26 = execFileSync('bash', [join(repo, 'tools', 'node-lines.sh'), '26'], { encoding: 'utf8' }).trim();
     const lines = [[`Node ${process.versions.node.split('.')[0]}`, process.execPath], ['Node 26', node26]];
     for (const [line, node] of lines) {
-      rows.push(...await nodeJob(ctx, `rolldown, ${line}`, node, ['bundle', '--project', join(dir, 'project'), '--repeat', String(repeat)], BUNDLE_METRICS));
-      rows.push(...await nodeJob(ctx, `oxc, ${line}`, node, ['parse'], METRICS));
+      rows.push(...await nodeJob(ctx, `rolldown, ${line}`, node, ['bundle', '--project', join(dir, 'project'), '--repeat', String(repeat)], [...BUNDLE_METRICS, CPU]));
+      rows.push(...await nodeJob(ctx, `oxc, ${line}`, node, ['parse'], [...METRICS, CPU]));
     }
     const engines = String(ctx.params?.['napi.engines'] ?? 'chromium').split(',').filter(Boolean);
     for (const engine of engines) {
@@ -102,7 +108,7 @@ async function nodeJob(ctx, variant, node, args, metrics) {
     if (route === 'stock') reference ??= j.digest;
     expectChecksum(j.digest, reference, 'the stock loader');
     if (j.asyncDigest !== undefined) expectChecksum(j.asyncDigest, reference, 'the stock loader (parse())');
-    return { job_ms: j.jobMs, first_ms: j.firstMs, load_ms: j.loadMs, peak_rss_mb: j.maxRssKb / 1024 };
+    return { job_ms: j.jobMs, first_ms: j.firstMs, load_ms: j.loadMs, peak_rss_mb: j.maxRssKb / 1024, cpu_ms: j.cpuMs };
   };
   return measure(ctx, {
     experiment: id, variant, baseline: 'stock', metrics, timeoutMs: 600_000,
