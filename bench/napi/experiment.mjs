@@ -20,7 +20,8 @@
  * Metrics: job_ms (the job once the binding is loaded; rolldown: per bundle, the mean of `repeat`
  * bundles in one process or page), first_ms (rolldown: the first of them, on code V8 has not yet
  * optimized), load_ms (loading the binding), cpu_ms (Node: the process's CPU time, all threads,
- * loading included), peak_rss_mb (Node: the process's maxRSS; browsers: the
+ * loading included; job_cpu_ms and load_cpu_ms the same over the job, per bundle, and over
+ * loading), peak_rss_mb (Node: the process's maxRSS; browsers: the
  * peak resident memory of the page's content process, VmHWM). Every run's output is checked: its digest must equal the stock loader's.
  * Needs: bash tests/napi/setup.sh (fixtures), Chromium (tools/browsers/setup.sh); Node 26 comes
  * from tools/node-lines.sh.
@@ -65,6 +66,9 @@ const metricsOf = (job) => (job === 'bundle' ? BUNDLE_METRICS : METRICS);
  * work done, which a loaded machine inflates far less than wall time.
  */
 const CPU = { key: 'cpu_ms', unit: 'ms' };
+/** The same for the job alone (rolldown: per bundle), and for loading the binding. */
+const JOB_CPU = { key: 'job_cpu_ms', unit: 'ms' };
+const LOAD_CPU = { key: 'load_cpu_ms', unit: 'ms' };
 
 export function unavailable() {
   for (const p of [join(napi, 'stock', 'node_modules', 'rolldown'), join(repo, 'runtime', 'examples', 'napi', 'node_modules', 'spindle'), join(napi, 'web', 'node_modules', 'vite')]) {
@@ -85,8 +89,8 @@ export async function run(ctx) {
     const node26 = execFileSync('bash', [join(repo, 'tools', 'node-lines.sh'), '26'], { encoding: 'utf8' }).trim();
     const lines = [[`Node ${process.versions.node.split('.')[0]}`, process.execPath], ['Node 26', node26]];
     for (const [line, node] of lines) {
-      rows.push(...await nodeJob(ctx, `rolldown, ${line}`, node, ['bundle', '--project', join(dir, 'project'), '--repeat', String(repeat)], [...BUNDLE_METRICS, CPU]));
-      rows.push(...await nodeJob(ctx, `oxc, ${line}`, node, ['parse'], [...METRICS, CPU]));
+      rows.push(...await nodeJob(ctx, `rolldown, ${line}`, node, ['bundle', '--project', join(dir, 'project'), '--repeat', String(repeat)], [...BUNDLE_METRICS, CPU, JOB_CPU, LOAD_CPU]));
+      rows.push(...await nodeJob(ctx, `oxc, ${line}`, node, ['parse'], [...METRICS, CPU, JOB_CPU, LOAD_CPU]));
     }
     const engines = String(ctx.params?.['napi.engines'] ?? 'chromium').split(',').filter(Boolean);
     for (const engine of engines) {
@@ -108,7 +112,8 @@ async function nodeJob(ctx, variant, node, args, metrics) {
     if (route === 'stock') reference ??= j.digest;
     expectChecksum(j.digest, reference, 'the stock loader');
     if (j.asyncDigest !== undefined) expectChecksum(j.asyncDigest, reference, 'the stock loader (parse())');
-    return { job_ms: j.jobMs, first_ms: j.firstMs, load_ms: j.loadMs, peak_rss_mb: j.maxRssKb / 1024, cpu_ms: j.cpuMs };
+    return { job_ms: j.jobMs, first_ms: j.firstMs, load_ms: j.loadMs, peak_rss_mb: j.maxRssKb / 1024, cpu_ms: j.cpuMs,
+      job_cpu_ms: j.jobCpuMs, load_cpu_ms: j.loadCpuMs };
   };
   return measure(ctx, {
     experiment: id, variant, baseline: 'stock', metrics, timeoutMs: 600_000,

@@ -12,7 +12,9 @@
 //                       WASI: spindle from a host directory holding the project only), N times
 //                       (--repeat, default 1; the digest is the last bundle's)
 // Times: loadMs (loading the binding), jobMs (the job after that, per repetition for bundle: the
-// mean), firstMs (bundle: the first repetition, on code not yet optimized).
+// mean), firstMs (bundle: the first repetition, on code not yet optimized); loadCpuMs and jobCpuMs
+// the CPU time of the process (all its threads) in the same spans, which a loaded machine
+// inflates far less than wall time.
 //
 // The digest covers everything the binding returns (parse: program, module, comments, errors per
 // file; bundle: every output chunk's file name and code), so equal digests mean equal output.
@@ -64,21 +66,34 @@ function oxc() {
 async function parse() {
   const files = corpus().map((f) => ({ ...f, text: readFileSync(f.path, 'utf8') }));
   const tLoad = performance.now();
+  const cLoad = process.cpuUsage();
   const binding = await oxc();
   const loadMs = Math.round(performance.now() - tLoad);
+  const loadCpuMs = Math.round(cpuMsSince(cLoad));
+  let jobCpuUs = 0;
   let syncMs = 0;
   const sync = digestOf(files, (f) => {
     const t = performance.now();
+    const c = process.cpuUsage();
     const r = binding.parseSync(f.name, f.text, {});
     syncMs += performance.now() - t;
+    jobCpuUs += cpuMsSince(c) * 1000;
     return r;
   });
   const tAsync = performance.now();
+  const cAsync = process.cpuUsage();
   const results = await Promise.all(files.map((f) => binding.parse(f.name, f.text, {})));
   const asyncMs = performance.now() - tAsync;
+  jobCpuUs += cpuMsSince(cAsync) * 1000;
   const async = digestOf(files, (_, i) => results[i]);
   return { files: files.length, errors: sync.errors, digest: sync.digest, asyncDigest: async.digest, loadMs,
-    jobMs: Math.round(syncMs + asyncMs), syncMs: Math.round(syncMs), asyncMs: Math.round(asyncMs) };
+    jobMs: Math.round(syncMs + asyncMs), syncMs: Math.round(syncMs), asyncMs: Math.round(asyncMs), loadCpuMs, jobCpuMs: Math.round(jobCpuUs / 1000) };
+}
+
+/** CPU time of the whole process (every thread, user + system) since `start` (process.cpuUsage()), in ms. */
+function cpuMsSince(start) {
+  const d = process.cpuUsage(start);
+  return (d.user + d.system) / 1000;
 }
 
 /** A digest of every file's result, each hashed as soon as `resultOf` gives it. */
@@ -101,9 +116,12 @@ async function bundle() {
     process.env.NAPI_RS_FORCE_WASI = 'true';
   }
   const tLoad = performance.now();
+  const cLoad = process.cpuUsage();
   const { rolldown } = await import(pathToFileURL(requireFrom.resolve('rolldown')).href);
   const loadMs = Math.round(performance.now() - tLoad);
+  const loadCpuMs = Math.round(cpuMsSince(cLoad));
   const tJob = performance.now();
+  const cJob = process.cpuUsage();
   let out;
   let firstMs;
   for (let i = 0; i < repeat; i++) {
@@ -113,8 +131,9 @@ async function bundle() {
     firstMs ??= Math.round(performance.now() - tJob);
   }
   const jobMs = Math.round((performance.now() - tJob) / repeat);
+  const jobCpuMs = Math.round(cpuMsSince(cJob) / repeat);
   const h = createHash('sha256');
   const chunks = out.output.map((o) => [o.fileName, o.type === 'chunk' ? o.code : String(o.source)]).sort((a, b) => (a[0] < b[0] ? -1 : 1));
   for (const c of chunks) h.update(JSON.stringify(c));
-  return { files: chunks.length, bytes: chunks.reduce((n, c) => n + c[1].length, 0), digest: h.digest('hex'), loadMs, jobMs, firstMs };
+  return { files: chunks.length, bytes: chunks.reduce((n, c) => n + c[1].length, 0), digest: h.digest('hex'), loadMs, jobMs, firstMs, loadCpuMs, jobCpuMs };
 }
