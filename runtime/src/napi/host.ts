@@ -42,7 +42,7 @@ export interface NapiHostOptions extends FsOptions {
   /** Default: the host's fd in Node ('inherit'), the console in browsers. */
   stdout?: OutputOption;
   stderr?: OutputOption;
-  /** Pool workers started ahead of the first spawn (default: cores). */
+  /** Pool workers started ahead of the first spawn (default: 2 x cores, as Program). */
   threads?: number;
   /** Most threads alive at once; past it thread-spawn fails with EAGAIN (default 512). */
   maxThreads?: number;
