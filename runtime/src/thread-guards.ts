@@ -18,6 +18,16 @@
  *    size. Globals are per instance and each thread is its own instance, so `known` is per
  *    thread. Memory only grows, so a size once seen stays true. d + n is computed in i64: no wrap.
  *
+ *    The same holds for atomic accesses (V8 bounds-checks them against the thread's view too): a
+ *    thread woken from a futex wait that touched another thread's wait node, in pages grown after
+ *    its view was last refreshed, trapped in musl's pthread_cond_wait (`memory.atomic.notify`;
+ *    512 blocked threads, 1 run in 3 on a loaded 2-core machine). So every atomic access on
+ *    memory 0 (notify, wait, load, store, read-modify-write, compare-exchange) becomes a call of
+ *    an inserted guard, one per distinct (instruction, memarg), with the same operands and result:
+ *
+ *      guard(a, ...):     if (a + offset + size > known)  known = memory.grow(0) * 64 KiB
+ *                         the original atomic instruction
+ *
  * 2. The wait wrapper. V8 11.3's baseline compiler (Liftoff, Node 20) loses the locals it keeps
  *    in registers across `memory.atomic.wait32/64` (checked: a local set before the wait reads 0
  *    after it; V8 12.4 is right). Rust's `thread::park` then compare-exchanges a wrong address
@@ -42,8 +52,10 @@ export interface GuardResult {
   bytes: Uint8Array;
   /** Bulk memory instructions now guarded. */
   bulk: number;
-  /** Atomic waits now wrapped. */
+  /** Atomic waits now wrapped (and guarded). */
   waits: number;
+  /** Other atomic accesses now guarded. */
+  atomics: number;
   /** Function bodies that contained them. */
   functions: number;
   /** Why the module was left unchanged, when it was. */
@@ -73,7 +85,7 @@ interface Layout {
 
 /** Adds the growth guard and the wait wrapper to `bytes` (see the file comment). Never throws. */
 export function guardThreads(bytes: Uint8Array): GuardResult {
-  const unchanged = (why: string): GuardResult => ({ bytes, bulk: 0, waits: 0, functions: 0, unchanged: why });
+  const unchanged = (why: string): GuardResult => ({ bytes, bulk: 0, waits: 0, atomics: 0, functions: 0, unchanged: why });
   let layout: Layout;
   try { layout = readLayout(bytes); } catch (e) { return unchanged(`unreadable module: ${(e as Error).message}`); }
   const mem = layout.memory;
@@ -86,9 +98,12 @@ export function guardThreads(bytes: Uint8Array): GuardResult {
     if (e instanceof CodeError || e instanceof RangeError) return unchanged(`a function body could not be walked: ${e.message}`);
     throw e;
   }
-  if (bodies.length === 0) return unchanged('no bulk memory instruction or wait on memory 0');
-  const count = (wait: boolean): number => bodies.reduce((n, b) => n + b.sites.filter((s) => isWait(s) === wait).length, 0);
-  return { bytes: emit(bytes, layout, bodies), bulk: count(false), waits: count(true), functions: bodies.length };
+  if (bodies.length === 0) return unchanged('no bulk memory instruction or atomic access on memory 0');
+  const count = (is: (s: Site) => boolean): number => bodies.reduce((n, b) => n + b.sites.filter(is).length, 0);
+  return {
+    bytes: emit(bytes, layout, bodies),
+    bulk: count((s) => !isWait(s) && !isAtomic(s)), waits: count(isWait), atomics: count(isAtomic), functions: bodies.length,
+  };
 }
 
 // ---- reading ----------------------------------------------------------------------------------
@@ -209,6 +224,7 @@ function readImports(c: Cursor, layout: Layout): void {
 interface Body { index: number; head: number; start: number; end: number; sites: Site[] }
 
 const isWait = (s: Site): boolean => s.kind === SiteKind.Wait32 || s.kind === SiteKind.Wait64;
+const isAtomic = (s: Site): boolean => s.kind === SiteKind.Atomic;
 
 /** The bodies of the code section that contain bulk operations on memory 0. */
 function guardedBodies(b: Uint8Array, code: Section): Body[] {
@@ -259,7 +275,7 @@ interface Guard { key: string; site: Site; index: number }
 /** Guards that share a key share a function. */
 function keyOf(b: Uint8Array, site: Site): string {
   if (site.kind === SiteKind.Init) return `init${site.segment}`;
-  if (isWait(site)) return `wait${site.kind}:${b.subarray(site.memarg, site.end).join(',')}`;
+  if (isWait(site) || isAtomic(site)) return `atomic${site.op}:${b.subarray(site.memarg, site.end).join(',')}`;
   return String(site.kind);
 }
 
@@ -279,20 +295,66 @@ function guardsFor(b: Uint8Array, bodies: Body[], firstIndex: number): Map<strin
 const BULK_TYPE = [0x60, 3, I32, I32, I32, 0];
 const WAIT32_TYPE = [0x60, 3, I32, I32, I64, 1, I32];
 const WAIT64_TYPE = [0x60, 3, I32, I64, I64, 1, I32];
-const typeOf = (site: Site): number[] => (site.kind === SiteKind.Wait32 ? WAIT32_TYPE : site.kind === SiteKind.Wait64 ? WAIT64_TYPE : BULK_TYPE);
+const typeOf = (site: Site): number[] => (site.kind === SiteKind.Wait32 ? WAIT32_TYPE : site.kind === SiteKind.Wait64 ? WAIT64_TYPE
+  : isAtomic(site) ? atomicShape(site.op!).type : BULK_TYPE);
+
+/** An atomic instruction's operands and result (its function type) and the bytes it accesses. */
+interface AtomicShape { type: number[]; size: number }
+const ATOMIC_SHAPES = new Map<number, AtomicShape>();
+
+/**
+ * The shape of 0xFE sub-opcode `op` (not a wait, not the fence). Loads 0x10-0x16, stores
+ * 0x17-0x1d and each read-modify-write family from 0x1e (add, sub, and, or, xor, xchg, cmpxchg:
+ * 7 each) list the same 7 variants: i32, i64, i32 8u, i32 16u, i64 8u, i64 16u, i64 32u.
+ * One array per shape, so that equal types are one entry of the type section.
+ */
+function atomicShape(op: number): AtomicShape {
+  let shape = ATOMIC_SHAPES.get(op);
+  if (shape) return shape;
+  const fn = (params: number[], results: number[]): number[] => [0x60, params.length, ...params, results.length, ...results];
+  const variant = (op - 0x10) % 7;
+  const t = [I32, I64, I32, I32, I64, I64, I64][variant]!;
+  const size = [4, 8, 1, 2, 1, 2, 4][variant]!;
+  const key = (params: number[], results: number[]): number[] => {
+    const type = fn(params, results);
+    const same = [...ATOMIC_SHAPES.values()].find((s) => s.type.join() === type.join());
+    return same?.type ?? type;
+  };
+  if (op === 0) shape = { type: key([I32, I32], [I32]), size: 4 }; // memory.atomic.notify
+  else if (op <= 0x16) shape = { type: key([I32], [t]), size };
+  else if (op <= 0x1d) shape = { type: key([I32, t], []), size };
+  else if (op <= 0x47) shape = { type: key([I32, t], [t]), size: [4, 8, 1, 2, 1, 2, 4][(op - 0x1e) % 7]! };
+  else shape = { type: key([I32, t, t], [t]), size: [4, 8, 1, 2, 1, 2, 4][(op - 0x48) % 7]! };
+  ATOMIC_SHAPES.set(op, shape);
+  return shape;
+}
+
+/** The offset of the memarg at `p` (alignment, an optional memory index, then the offset). */
+function memargOffset(b: Uint8Array, p: number): bigint {
+  const c = new Cursor(b, p);
+  if (c.u32() & 0x40) c.u32();
+  return BigInt(c.u32());
+}
 
 /** The body of an inserted function. */
 function guardBody(b: Uint8Array, g: Guard, known: number): number[] {
   const get = (i: number): number[] => [0x20, i];
   const args = [...get(0), ...get(1), ...get(2)];
   const site = g.site;
-  if (isWait(site)) return [0x00 /* no locals */, ...args, 0xfe, site.kind & 0xff, ...b.subarray(site.memarg, site.end), 0x0b];
   const extend = 0xad; // i64.extend_i32_u
+  const refresh = [0x41, 0x00, 0x40, 0x00 /* memory.grow 0 (by 0 pages) */, extend, 0x42, ...sleb(PAGE_SHIFT), 0x86 /* i64.shl */, 0x24, ...uleb(known)];
+  if (isWait(site) || isAtomic(site)) {
+    // a + offset + size, in i64 (no wrap); the operands again, then the original instruction.
+    const size = isWait(site) ? (site.kind === SiteKind.Wait32 ? 4 : 8) : atomicShape(site.op!).size;
+    const params = (isWait(site) ? WAIT32_TYPE : atomicShape(site.op!).type)[1]!;
+    const test = [...get(0), extend, 0x42, ...sleb(memargOffset(b, site.memarg) + BigInt(size)), 0x7c, 0x23, ...uleb(known), 0x56];
+    const operands = Array.from({ length: params }, (_, i) => get(i)).flat();
+    return [0x00 /* no locals */, ...test, 0x04, 0x40, ...refresh, 0x0b, ...operands, 0xfe, ...uleb(site.op!), ...b.subarray(site.memarg, site.end), 0x0b];
+  }
   const reach = (ptr: number[]): number[] => [...ptr, extend, ...get(2), extend, 0x7c /* i64.add */, 0x23, ...uleb(known), 0x56 /* i64.gt_u */];
   // copy reaches max(d, s) + n
   const maxDs = [...get(0), ...get(1), ...get(0), ...get(1), 0x4b /* i32.gt_u */, 0x1b /* select */];
   const test = site.kind === SiteKind.Copy ? reach(maxDs) : reach(get(0));
-  const refresh = [0x41, 0x00, 0x40, 0x00 /* memory.grow 0 (by 0 pages) */, extend, 0x42, ...sleb(PAGE_SHIFT), 0x86 /* i64.shl */, 0x24, ...uleb(known)];
   const operation = site.kind === SiteKind.Fill ? [0xfc, SiteKind.Fill, 0x00]
     : site.kind === SiteKind.Copy ? [0xfc, SiteKind.Copy, 0x00, 0x00]
       : [0xfc, SiteKind.Init, ...uleb(site.segment), 0x00];
@@ -467,7 +529,7 @@ function namesWithGuards(b: Uint8Array, from: number, end: number, guards: Guard
   const enc = new TextEncoder();
   const label = (site: Site): string => ({
     [SiteKind.Fill]: 'growth_guard.fill', [SiteKind.Copy]: 'growth_guard.copy', [SiteKind.Init]: `growth_guard.init${site.segment}`,
-    [SiteKind.Wait32]: 'wait32', [SiteKind.Wait64]: 'wait64',
+    [SiteKind.Wait32]: 'wait32', [SiteKind.Wait64]: 'wait64', [SiteKind.Atomic]: `growth_guard.atomic${site.op}`,
   })[site.kind];
   const entries = guards.map((g) => {
     const n = enc.encode(`spindle.${label(g.site)}`);

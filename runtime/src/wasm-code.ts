@@ -29,11 +29,13 @@ export interface Site {
   segment: number;
   /** The memory indices it touches (copy: destination, source). */
   memories: number[];
-  /** Waits: where the memarg's bytes are, [memarg, end). */
+  /** Waits and other atomic accesses: where the memarg's bytes are, [memarg, end). */
   memarg: number;
+  /** Atomic accesses: the 0xFE sub-opcode. */
+  op?: number;
 }
 
-export const enum SiteKind { Init = 8, Copy = 10, Fill = 11, Wait32 = 0x101, Wait64 = 0x102 }
+export const enum SiteKind { Init = 8, Copy = 10, Fill = 11, Wait32 = 0x101, Wait64 = 0x102, Atomic = 0x200 }
 
 /** 0xFC sub-opcodes of the bulk memory operations. */
 const BULK_INIT = 8, BULK_COPY = 10, BULK_FILL = 11;
@@ -146,16 +148,19 @@ function simdImmediates(b: Uint8Array, p: number, sub: number): number {
   throw new CodeError(`unknown SIMD instruction 0xfd ${sub}`);
 }
 
-/** Skips the immediates of a 0xFE (atomics) instruction; reports a wait to `onSite`. */
+/**
+ * Skips the immediates of a 0xFE (atomics) instruction; reports a wait, and every other atomic
+ * memory access (notify, loads, stores, read-modify-writes, compare-exchanges), to `onSite`.
+ */
 function atomicImmediates(b: Uint8Array, p: number, sub: number, at: number, onSite: ((site: Site) => void) | null): number {
   if (sub === 3) return p + 1; // atomic.fence
-  if (sub === WAIT32 || sub === WAIT64) {
+  if (sub === 0 || sub === WAIT32 || sub === WAIT64 || (sub >= 0x10 && sub <= 0x4e)) {
     const memarg = p;
     p = memArg(b, p);
-    onSite?.({ kind: sub === WAIT32 ? SiteKind.Wait32 : SiteKind.Wait64, at, end: p, segment: -1, memories: [value], memarg });
+    const kind = sub === WAIT32 ? SiteKind.Wait32 : sub === WAIT64 ? SiteKind.Wait64 : SiteKind.Atomic;
+    onSite?.({ kind, at, end: p, segment: -1, memories: [value], memarg, op: sub });
     return p;
   }
-  if (sub === 0 || (sub >= 0x10 && sub <= 0x4e)) return memArg(b, p);
   throw new CodeError(`unknown atomic instruction 0xfe ${sub}`);
 }
 
@@ -201,7 +206,7 @@ export function skipLocals(b: Uint8Array, start: number, end: number): number {
 
 /**
  * Walks the instructions of the body [start, end) (local declarations included) and calls
- * `onSite` for every memory.init/copy/fill and memory.atomic.wait32/64. Throws CodeError unless the walk ends exactly at
+ * `onSite` for every memory.init/copy/fill and every atomic memory access (waits included). Throws CodeError unless the walk ends exactly at
  * `end` on the function's closing `end`. `onInstruction(at)`, when given, sees every
  * instruction's first byte (for tests and tools; it slows the walk).
  */
@@ -254,8 +259,8 @@ export function walkBody(b: Uint8Array, start: number, end: number, onSite: ((si
 
 /**
  * Whether [start, end) may contain a site: 0xFC followed by a byte that may start a bulk-memory
- * sub-opcode (8, 10, 11), or 0xFE followed by one that may start a wait (1, 2); also as the first
- * byte of an overlong LEB128.
+ * sub-opcode (8, 10, 11), or 0xFE followed by anything but atomic.fence (3: every other atomic
+ * instruction accesses memory); also as the first byte of an overlong LEB128.
  */
 export function mayHaveSites(b: Uint8Array, start: number, end: number): boolean {
   for (let i = b.indexOf(0xfc, start); i >= 0 && i < end - 1; i = b.indexOf(0xfc, i + 1)) {
@@ -263,8 +268,7 @@ export function mayHaveSites(b: Uint8Array, start: number, end: number): boolean
     if (sub === BULK_INIT || sub === BULK_COPY || sub === BULK_FILL) return true;
   }
   for (let i = b.indexOf(0xfe, start); i >= 0 && i < end - 1; i = b.indexOf(0xfe, i + 1)) {
-    const sub = b[i + 1]! & 0x7f;
-    if (sub === WAIT32 || sub === WAIT64) return true;
+    if (b[i + 1] !== 3) return true;
   }
   return false;
 }

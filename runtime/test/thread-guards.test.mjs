@@ -59,18 +59,19 @@ describe('every module of the repository round-trips through the rewrite', () =>
       const r = guardThreads(original);
       if (r.unchanged) {
         // Only modules without a shared memory 0 or without any site are left alone.
-        assert.match(r.unchanged, /not shared|no bulk memory instruction or wait/);
+        assert.match(r.unchanged, /not shared|no bulk memory instruction or atomic access/);
         return;
       }
       assert.ok(WebAssembly.validate(r.bytes), `${name}: the rewritten module does not validate`);
       const before = bodies(original), after = bodies(r.bytes);
       const inserted = after.length - before.length;
-      assert.ok(inserted >= 1 && inserted <= 3 + 64, `${inserted} functions inserted`);
+      // One per distinct (bulk kind or init segment | atomic instruction and memarg), at most one per site.
+      assert.ok(inserted >= 1 && inserted <= r.bulk + r.waits + r.atomics, `${inserted} functions inserted`);
       // No site is left outside the inserted functions, and their own sites are one each.
       const left = after.slice(0, before.length).reduce((n, [s, e]) => n + sitesOf(r.bytes, s, e).length, 0);
       assert.equal(left, 0, `${left} unguarded sites left`);
       for (const [s, e] of after.slice(before.length)) assert.equal(sitesOf(r.bytes, s, e).length, 1);
-      assert.equal(r.bulk + r.waits, before.reduce((n, [s, e]) => n + sitesOf(original, s, e).filter((x) => x.memories.every((m) => m === 0)).length, 0));
+      assert.equal(r.bulk + r.waits + r.atomics, before.reduce((n, [s, e]) => n + sitesOf(original, s, e).filter((x) => x.memories.every((m) => m === 0)).length, 0));
       assert.equal(guardThreads(r.bytes).unchanged, 'already rewritten');
     });
   }
@@ -203,5 +204,49 @@ describe('a wrapped wait keeps the caller\'s locals on the baseline compiler', (
       console.log(i.exports.f(100));`;
     const r = spawnSync(process.execPath, ['--liftoff-only', '-e', script, Buffer.from(guarded.bytes).toString('base64')], { encoding: 'utf8' });
     assert.equal(r.stdout.trim(), '149', r.stderr);
+  });
+});
+
+describe('a guarded atomic access does what the instruction does', () => {
+  // add(a, v) -> old (i32.atomic.rmw.add offset 4), cas64(a, e, r) -> old (i64.atomic.rmw.cmpxchg),
+  // store8(a, v) (i32.atomic.store8), load(a) (i32.atomic.load offset 4), notify(a) (count 0), grow(pages).
+  const m = new ModuleBuilder();
+  m.importMemory('env', 'memory', { initial: 1, maximum: 4, shared: true });
+  const g = (i) => op.localGet(i);
+  m.exportFunc('add', m.func(['i32', 'i32'], ['i32'], [...g(0), ...g(1), 0xfe, 0x1e, 0x02, 0x04]));
+  m.exportFunc('cas64', m.func(['i32', 'i64', 'i64'], ['i64'], [...g(0), ...g(1), ...g(2), 0xfe, 0x49, 0x03, 0x00]));
+  m.exportFunc('store8', m.func(['i32', 'i32'], [], [...g(0), ...g(1), 0xfe, 0x19, 0x00, 0x00]));
+  m.exportFunc('load', m.func(['i32'], ['i32'], [...g(0), 0xfe, 0x10, 0x02, 0x04]));
+  m.exportFunc('notify', m.func(['i32'], ['i32'], [...g(0), ...op.i32(0), 0xfe, 0x00, 0x02, 0x00]));
+  m.exportFunc('grow', m.func(['i32'], ['i32'], [...g(0), 0x40, 0x00]));
+  const original = m.build();
+  const guarded = guardThreads(original);
+  const instance = (bytes) => {
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 4, shared: true });
+    return { memory, x: new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports };
+  };
+
+  test('the module was rewritten: 5 atomic accesses guarded, one function each', () => {
+    assert.equal(guarded.unchanged, undefined);
+    assert.deepEqual({ bulk: guarded.bulk, waits: guarded.waits, atomics: guarded.atomics }, { bulk: 0, waits: 0, atomics: 5 });
+  });
+
+  test('results and memory equal the unguarded module\'s, in the grown page too', () => {
+    const results = [original, guarded.bytes].map((bytes) => {
+      const { memory, x } = instance(bytes);
+      x.grow(1);
+      const r = [x.add(100, 5), x.add(100, 7), x.add(70000, 3), x.load(70000), x.cas64(80000, 0n, 42n), x.cas64(80000, 1n, 9n), x.notify(90000)];
+      x.store8(65537, 0x1ff);
+      return JSON.stringify(r, (k, v) => (typeof v === 'bigint' ? String(v) : v)) + Buffer.from(new Uint8Array(memory.buffer, 0, 2 * 65536)).toString('base64');
+    });
+    assert.equal(results[1], results[0]);
+  });
+
+  test('out of bounds still traps as the instruction does', () => {
+    for (const bytes of [original, guarded.bytes]) {
+      const { x } = instance(bytes);
+      assert.throws(() => x.add(65536 - 6, 1), (e) => e instanceof WebAssembly.RuntimeError && /out of bounds/.test(e.message));
+      assert.throws(() => x.store8(65536, 1), (e) => e instanceof WebAssembly.RuntimeError && /out of bounds/.test(e.message));
+    }
   });
 });
