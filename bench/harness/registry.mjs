@@ -29,6 +29,7 @@ import * as nodeLines from '../hosts/node-lines.mjs';
 import * as largeModule from '../hosts/large-module.mjs';
 import * as hostdir from '../hostdir/experiment.mjs';
 import * as napi from '../napi/experiment.mjs';
+import * as realPrograms from '../hosts/real-programs.mjs';
 
 const RUNTIME_NEEDS = ['programs', 'peers'];
 
@@ -55,6 +56,7 @@ export async function loadRegistry() {
     { ...nodeLines, source: 'bench/hosts/node-lines.mjs' },
     { ...largeModule, source: 'bench/hosts/large-module.mjs' },
     { ...hostdir, source: 'bench/hostdir/experiment.mjs' },
+    { ...realPrograms, source: 'bench/hosts/real-programs.mjs' },
     { ...fsNative, source: 'bench/fs-native/experiment.mjs' },
     { ...browser, source: 'bench/browser/experiment.mjs' },
     { ...browserOpfs, source: 'bench/browser/opfs.mjs' },

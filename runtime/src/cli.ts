@@ -9,11 +9,9 @@
  * A user mistake prints one line, never a stack trace of the runtime.
  */
 import { readFileSync, writeSync } from 'node:fs';
-import { createProgram, load, SpindleError, type RunOptions } from './index.js';
-import { parseDir, type HostDirOption } from './fs/program-fs.js';
-import { readModuleSource } from './load.js';
-import { nodePlatform } from './platform/node/index.js';
-import { missingFlags, nodeFlagsFor, shapeOf } from './compile-policy.js';
+import type { RunOptions } from './index.js';
+import type { HostDirOption } from './fs/program-fs.js';
+import { missingFlags, nodeFlagsFor, shapeOf, type TierChoice } from './compile-policy.js';
 import { relaunch } from './relaunch.js';
 
 const HELP = `spindle: run wasm32-wasip1-threads and wasm32-wasip1 programs on Node.js
@@ -32,9 +30,13 @@ Options (before PROGRAM.wasm; everything after it goes to the program):
   --max-threads N       most threads alive at once; past it pthread_create fails with EAGAIN (default 512)
   --main-thread         run _start on the calling thread instead of a worker (always done
                         for programs that cannot spawn threads)
-  --no-optimize         V8's default tiering for a threaded program too (baseline code first:
-                        faster start, slower long loops); by default the CLI starts Node with
-                        --no-liftoff for threaded programs (README, "Compile policy")
+  --optimize            the optimizing tier for every function the program calls (Node started
+                        with --no-liftoff), whatever its shape: for long loops entered once in a
+                        single-threaded or a large program (slower start)
+  --no-optimize         V8's default tiering for every program (baseline code first: faster
+                        start, slower long loops). By default the CLI starts Node with
+                        --no-liftoff for threaded programs of up to 4 MiB of code, and with V8's
+                        default tiering otherwise (README, "Compile policy")
   --dir HOST[::GUEST]   give the program the host directory HOST, seen at GUEST (default: HOST);
                         wasmtime's syntax; confined: no '..', absolute path or symlink leads out;
                         on Linux neither does a rename or symlink swap made meanwhile by another
@@ -54,14 +56,16 @@ Exit status: the program's exit code; 134 when a thread traps; 2 for a usage err
 
 class UsageError extends Error {}
 
-interface Parsed { options: RunOptions; program: string; optimize: boolean; }
+/** `dirs` holds the raw --dir/--dir-ro values until the runtime is loaded (see `runProgram`). */
+interface Parsed { options: RunOptions; program: string; tiers: TierChoice; dirs: [string, boolean][] }
 
 function parse(argv: string[]): Parsed | 'help' | 'version' {
   let args = argv;
   if (args[0] === 'run') args = args.slice(1);
   const env: string[] = [];
-  const options: RunOptions = { env, dirs: [], mounts: [], preload: [], save: [] };
-  let optimize = true;
+  const options: RunOptions = { env, mounts: [], preload: [], save: [] };
+  const dirs: [string, boolean][] = [];
+  let tiers: TierChoice = 'auto';
   let i = 0;
   const value = (flag: string): string => {
     const v = args[++i];
@@ -82,9 +86,10 @@ function parse(argv: string[]): Parsed | 'help' | 'version' {
       case '--threads': options.threads = count(flag, val()); break;
       case '--max-threads': options.maxThreads = count(flag, val()); break;
       case '--main-thread': options.runOnCallingThread = true; break;
-      case '--no-optimize': optimize = false; break;
-      case '--dir': (options.dirs as HostDirOption[]).push(parseDir(val())); break;
-      case '--dir-ro': (options.dirs as HostDirOption[]).push(parseDir(val(), true)); break;
+      case '--optimize': tiers = 'optimize'; break;
+      case '--no-optimize': tiers = 'baseline'; break;
+      case '--dir': dirs.push([val(), false]); break;
+      case '--dir-ro': dirs.push([val(), true]); break;
       case '--mapdir': throw new UsageError(`--mapdir is wasmtime's old syntax; use --dir HOST::GUEST`);
       case '--mount': (options.mounts as string[]).push(mountEntry(val())); break;
       case '--preload': (options.preload as string[]).push(val()); break;
@@ -95,7 +100,7 @@ function parse(argv: string[]): Parsed | 'help' | 'version' {
   const program = args[i];
   if (program === undefined) throw new UsageError("no program given; usage: spindle run PROGRAM.wasm [ARGS...]");
   options.args = args.slice(i + 1);
-  return { options, program, optimize };
+  return { options, program, tiers, dirs };
 }
 
 function mountEntry(s: string): string {
@@ -170,18 +175,26 @@ async function main(): Promise<void> {
   await runProgram(parsed);
 }
 
-/** Loads and runs the program; exits with its status (or relaunches Node with the flags it needs). */
-async function runProgram({ program: path, options, optimize }: Parsed): Promise<void> {
+/**
+ * Loads and runs the program; exits with its status (or relaunches Node with the flags it needs).
+ * The runtime itself is imported only once the process is known to run the program: a relaunch
+ * costs this process no more than reading the module's import section.
+ */
+async function runProgram({ program: path, options, tiers, dirs }: Parsed): Promise<void> {
   let name = path;
   const finished = guardSilentExit(() => name);
   try {
-    const source = await readModuleSource(path, nodePlatform.readFile);
-    name = source.name;
-    const flags = missingFlags(nodeFlagsFor(shapeOf(source.bytes!), optimize), process.execArgv);
+    const bytes = readProgramBytes(path);
+    const flags = bytes ? missingFlags(nodeFlagsFor(shapeOf(bytes), tiers), process.execArgv) : [];
     if (flags.length) {
       finished(); // the child's status will be this process's
-      return await relaunch(flags, name);
+      return await relaunch(flags, baseName(path));
     }
+    const [{ createProgram, load }, { parseDir }, { readModuleSource }, { nodePlatform }] = await Promise.all([
+      import('./index.js'), import('./fs/program-fs.js'), import('./load.js'), import('./platform/node/index.js')]);
+    options.dirs = dirs.map(([spec, readOnly]): HostDirOption => parseDir(spec, readOnly));
+    const source = bytes ? { bytes, name: baseName(path) } : await readModuleSource(path, nodePlatform.readFile);
+    name = source.name;
     const program = await load(source, options);
     // A program that cannot spawn threads gains nothing from a worker: run it right here (no
     // worker to boot; the CLI's main thread has nothing else to do). Threaded programs keep
@@ -192,9 +205,25 @@ async function runProgram({ program: path, options, optimize }: Parsed): Promise
     process.exit(code);
   } catch (e) {
     finished();
+    const { SpindleError } = await import('./errors.js');
     if (e instanceof SpindleError) fail(e.message, e.code === 'BAD_OPTION' || e.code === 'ENOENT_MODULE' ? 2 : 1);
     throw e;
   }
+}
+
+/** The bytes of a program given as a local path, or undefined (a URL, or a file that cannot be
+ * read: the runtime's loader then reads it or says why not). */
+function readProgramBytes(path: string): Uint8Array | undefined {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) return undefined;
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function baseName(path: string): string {
+  return path.split(/[\\/]/).pop() || 'module.wasm';
 }
 
 /**

