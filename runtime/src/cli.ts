@@ -35,7 +35,7 @@ Options (before PROGRAM.wasm; everything after it goes to the program):
                         single-threaded or a large program (slower start)
   --no-optimize         V8's default tiering for every program (baseline code first: faster
                         start, slower long loops). By default the CLI starts Node with
-                        --no-liftoff for threaded programs of up to 4 MiB of code, and with V8's
+                        --no-liftoff for threaded programs of up to 2 MiB of code, and with V8's
                         default tiering otherwise (README, "Compile policy")
   --dir HOST[::GUEST]   give the program the host directory HOST, seen at GUEST (default: HOST);
                         wasmtime's syntax; confined: no '..', absolute path or symlink leads out;

@@ -48,11 +48,14 @@ export interface ProgramShape {
 export type TierChoice = 'auto' | 'optimize' | 'baseline' | boolean;
 
 /**
- * Above this much code a threaded program keeps V8's default tiering. Measured on the generated
- * 20,000-function module (bench/hosts/large-module.mjs, 5.6 MB of code): with --no-liftoff its
- * one run took TODO; small threaded programs (math, malloc: 0.1-0.2 MB) gain the optimized loop.
+ * Above this much code a threaded program keeps V8's default tiering. With --no-liftoff every
+ * function a program calls is first compiled by the optimizing tier, on the calling thread: on
+ * the generated 20,000-function module (bench/hosts/large-module.mjs, 5.4 MB of code, every
+ * function called once) that cost ~1.0 s more CPU than default tiering (0.5 s vs 1.5 s, Node 20),
+ * about 0.2 s per MB of code run. At 2 MiB the worst case (every function run) stays near 0.4 s;
+ * small threaded programs (math, malloc_bench: 30-60 KB of code) keep their optimized loops.
  */
-export const LARGE_CODE_BYTES = 4 * 1024 * 1024;
+export const LARGE_CODE_BYTES = 2 * 1024 * 1024;
 
 /** The V8 flags (Node command-line options) a process running `shape` should start with. */
 export function nodeFlagsFor(shape: ProgramShape, choice: TierChoice = 'auto'): readonly string[] {

@@ -23,7 +23,7 @@ import { SpindleError } from './errors.js';
 /**
  * Compiles and checks a program (throws SpindleError with a one-line message on bad input).
  * V8's flags are left as the process was started: for a threaded program with long-running
- * threads, start Node with `nodeFlagsFor(program)` (`--no-liftoff`; README, "Compile policy").
+ * threads, start Node with `nodeFlagsFor(program)` (`--no-liftoff` up to 2 MiB of code; README, "Compile policy").
  */
 export async function load(source: ModuleSource, options: Pick<RunOptions, 'memory'> = {}): Promise<LoadedProgram> {
   return loadProgram(await readModuleSource(source, nodePlatform.readFile), isWasiImport, options.memory);
