@@ -11,7 +11,7 @@
 import { SpindleError } from './errors.js';
 import { isWasm, readImports, type MemoryImport } from './wasm-imports.js';
 import { isSharedBuffer } from './shared-buffer.js';
-import { guardThreads } from './thread-guards.js';
+import { guardThreads, type GuardResult } from './thread-guards.js';
 import { compileKeepingAlive } from './compile-policy.js';
 
 /** Bytes with the name to show for them (argv[0], messages), e.g. a file the caller read itself. */
@@ -45,16 +45,20 @@ export interface LoadedProgram {
 /** The WASI preview1 function names (every one a host must provide). */
 export type KnownImports = (module: string, name: string) => boolean;
 
+/** The thread guards' rewrite (thread-guards.ts), or a platform's cached form of it. */
+export type GuardRewrite = (bytes: Uint8Array) => GuardResult;
+
 /** Compiles and checks a source read by `readModuleSource`. */
 export async function loadProgram(
   source: ReadSource,
   known: KnownImports,
   memory?: WebAssembly.Memory,
   kind: ModuleKind = 'command',
+  rewrite: GuardRewrite = guardThreads,
 ): Promise<LoadedProgram> {
   const { bytes, module: given, name } = source;
   const summary = bytes ? summarize(bytes, name) : undefined;
-  const guard = bytes && summary!.all.some(isThreadSpawn) ? guardThreads(bytes) : undefined;
+  const guard = bytes && summary!.all.some(isThreadSpawn) ? rewrite(bytes) : undefined;
   const module = given ?? await compile(guard?.bytes ?? bytes!, name);
   return withGuards(check(module, name, summary, known, memory, kind), guard);
 }

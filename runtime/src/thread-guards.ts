@@ -64,6 +64,9 @@ export interface GuardResult {
 
 /** The custom section that marks a module as rewritten. */
 const MARKER = 'spindle.thread-guards';
+/** The rewrite's version, written in the marker; a change of what the rewrite produces bumps it
+ * (platform/node/guard-cache.ts keys its entries by it). */
+export const GUARD_VERSION = 1;
 
 const PAGE_SHIFT = 16n;
 
@@ -444,7 +447,7 @@ function emit(b: Uint8Array, layout: Layout, bodies: Body[]): Uint8Array {
     }
   }
   for (const id of pending) pushSection(id, replaced.get(id)!);
-  push(section(0, [...uleb(MARKER.length), ...new TextEncoder().encode(MARKER), 1 /* version */]));
+  push(section(0, [...uleb(MARKER.length), ...new TextEncoder().encode(MARKER), GUARD_VERSION]));
   const module = concat(out);
   for (const [content, at] of patches) content.patch!(module, at);
   return module;

@@ -7,47 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { guest, runCli, runtimeDir } from './helpers.mjs';
+import { command } from './fixtures/wasm-command.mjs';
 
 const { nodeFlagsFor, shapeOf, LARGE_CODE_BYTES } = await import(join(runtimeDir, 'dist', 'compile-policy.js'));
 const { load } = await import(join(runtimeDir, 'dist', 'index.js'));
 
 const scratch = mkdtempSync(join(tmpdir(), 'spindle-policy-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
-
-/** LEB128 of an unsigned integer. */
-function leb(n) {
-  const out = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n) b |= 0x80;
-    out.push(b);
-  } while (n);
-  return out;
-}
-const section = (id, bytes) => [id, ...leb(bytes.length), ...bytes];
-const name = (s) => [...leb(s.length), ...Buffer.from(s)];
-
-/**
- * A runnable WASI command with `padBytes` of code: `_start` returns at once; a second function,
- * never called, is `padBytes` of nops. With `threads` it imports wasi.thread-spawn and a shared
- * env.memory, as a wasm32-wasip1-threads program does.
- */
-function command({ threads, padBytes }) {
-  const types = section(1, [2, 0x60, 1, 0x7f, 1, 0x7f, 0x60, 0, 0]); // (i32)->i32, ()->()
-  const imports = threads
-    ? section(2, [2, ...name('wasi'), ...name('thread-spawn'), 0, 0, ...name('env'), ...name('memory'), 2, 0x03, 1, 1])
-    : [];
-  const funcs = section(3, [2, 1, 1]);
-  // Without threads it defines and exports its memory, as a wasm32-wasip1 program does.
-  const memory = threads ? [] : section(5, [1, 0x00, 1]);
-  const start = [...name('_start'), 0, threads ? 1 : 0];
-  const exports = section(7, threads ? [1, ...start] : [2, ...start, ...name('memory'), 2, 0]);
-  const padBody = [0, ...new Array(padBytes).fill(0x01), 0x0b]; // no locals, nop..., end
-  const bodies = [[...leb(2), 0, 0x0b], [...leb(padBody.length), ...padBody]];
-  const code = section(10, [2, ...bodies.flat()]);
-  return Uint8Array.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, ...types, ...imports, ...funcs, ...memory, ...exports, ...code]);
-}
 
 describe('the policy for each shape and choice (nodeFlagsFor)', () => {
   const small = { usesThreads: true, codeBytes: 200_000 };

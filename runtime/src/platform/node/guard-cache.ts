@@ -1,0 +1,94 @@
+/**
+ * Thread-guard rewrites kept across runs (Node). thread-guards.ts walks every function body of a
+ * threaded module before it compiles, in JavaScript that is still cold at start-up: ~35 ms of CPU
+ * per MB of code (190 ms for the 5.4 MB module of bench/hosts, where every function has a
+ * memcpy). Running the same large module again reads the rewrite instead.
+ *
+ * Entries: `<dir>/thread-guards/<key>.bin`, key = SHA-256 of the module's bytes and of what made
+ * the rewrite (GUARD_VERSION, and the size and time of the runtime file that holds the rewrite,
+ * so a rebuilt runtime never reads an older rewrite). Content: a u32 LE header length, the JSON
+ * header (the GuardResult's counts, `unchanged`, and the length of the module that follows), then
+ * the rewritten module (nothing when the module was left unchanged).
+ *
+ * Invariants: an entry is written under a temporary name and renamed, so a reader never sees a
+ * partial one; an entry that does not parse, or whose length is not the header's, is ignored
+ * and written again. The cache only saves time: any I/O error means "compute it" and is never
+ * reported. Only modules of CACHE_MIN_BYTES or more are cached (smaller ones rewrite in a few ms).
+ *
+ * Directory: $SPINDLE_CACHE_DIR, else $XDG_CACHE_HOME/spindle, else ~/.cache/spindle (as
+ * wasmtime keeps its compile cache); SPINDLE_CACHE_DIR=none turns the cache off.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { GUARD_VERSION, guardThreads, type GuardResult } from '../../thread-guards.js';
+
+/** Modules smaller than this are rewritten every time (1 MiB: ~35 ms of CPU at most). */
+export const CACHE_MIN_BYTES = 1 << 20;
+
+/** The cache directory the environment names, or undefined when it is turned off. */
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const given = env.SPINDLE_CACHE_DIR;
+  if (given === 'none') return undefined;
+  if (given) return given;
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'spindle');
+}
+
+/** What made the rewrite: a rebuilt runtime (another size or time of this file) is another key. */
+const maker = ((): string => {
+  try {
+    const st = statSync(fileURLToPath(import.meta.url));
+    return `${GUARD_VERSION}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return `${GUARD_VERSION}`;
+  }
+})();
+
+/**
+ * `guardThreads(bytes)`, from the cache when an entry is there, else computed and stored.
+ * `rewrite` is the rewrite to cache (guardThreads; a test passes a counting one).
+ */
+export function cachedGuardThreads(bytes: Uint8Array, dir = cacheDir(), rewrite = guardThreads): GuardResult {
+  if (!dir || bytes.length < CACHE_MIN_BYTES) return rewrite(bytes);
+  const key = createHash('sha256').update(maker).update(bytes).digest('hex');
+  const file = join(dir, 'thread-guards', `${key}.bin`);
+  const hit = readEntry(file, bytes);
+  if (hit) return hit;
+  const result = rewrite(bytes);
+  writeEntry(file, result);
+  return result;
+}
+
+interface Header { bulk: number; waits: number; functions: number; unchanged?: string; length: number }
+
+function readEntry(file: string, original: Uint8Array): GuardResult | undefined {
+  try {
+    const data = readFileSync(file);
+    const headerLength = data.readUInt32LE(0);
+    const h = JSON.parse(data.subarray(4, 4 + headerLength).toString('utf8')) as Header;
+    const module = new Uint8Array(data.buffer, data.byteOffset + 4 + headerLength, data.length - 4 - headerLength);
+    if (typeof h.bulk !== 'number' || module.length !== h.length) return undefined;
+    const bytes = h.unchanged === undefined ? module : original;
+    return { bytes, bulk: h.bulk, waits: h.waits, functions: h.functions, ...(h.unchanged === undefined ? {} : { unchanged: h.unchanged }) };
+  } catch {
+    return undefined; // no entry, or one that does not parse: compute it
+  }
+}
+
+function writeEntry(file: string, r: GuardResult): void {
+  const module = r.unchanged === undefined ? r.bytes : new Uint8Array(0);
+  const header: Header = { bulk: r.bulk, waits: r.waits, functions: r.functions, length: module.length, ...(r.unchanged === undefined ? {} : { unchanged: r.unchanged }) };
+  const json = Buffer.from(JSON.stringify(header), 'utf8');
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(json.length, 0);
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    mkdirSync(join(file, '..'), { recursive: true });
+    writeFileSync(tmp, Buffer.concat([length, json, module]));
+    renameSync(tmp, file);
+  } catch {
+    try { unlinkSync(tmp); } catch { /* never written */ }
+  }
+}
