@@ -6,8 +6,10 @@
  *   large, single-threaded   the generated 20,000-function program (large-module.mjs), one run:
  *                            node:wasi is the baseline
  *   large, threaded          the same work on one spawned thread, one run and --version: the
- *                            emnapi stack is the baseline; spindle --optimize shows what the
- *                            optimizing tier for every function would cost this shape
+ *                            emnapi stack is the baseline; spindle's thread-guard rewrite comes
+ *                            from its cache after the warm-up run (spindle-no-cache: computed
+ *                            each run); spindle --optimize shows what the optimizing tier for
+ *                            every function would cost this shape
  *   math T=1,2,4             bench/programs/math.c (one long loop per thread): the baseline is
  *                            "today's optimized figure", every function optimized before _start
  *                            (node --no-liftoff --no-wasm-lazy-compilation, the previous policy)
@@ -117,6 +119,9 @@ export async function run(ctx) {
   return withRatios(rows);
 }
 
+/** A command run with SPINDLE_CACHE_DIR=none (no rewrite kept across runs). */
+const noCache = ([exe, args]) => ['env', ['SPINDLE_CACHE_DIR=none', exe, ...args]];
+
 /** The large module, single-threaded and threaded. */
 async function largeRows(ctx, cmd) {
   const wasm = buildLarge(ctx);
@@ -150,6 +155,7 @@ async function largeRows(ctx, cmd) {
       configs: [
         { config: 'emnapi-node-wasi', cmd: cmd.emnapi(mt, args, { wasi: 'node', pool: 1 }), check: ok, note: '@emnapi/wasi-threads + node:wasi, pool of 1' },
         { config: 'spindle', cmd: cmd.spindle(mt, args), check: ok, note: 'spindle CLI, default options' },
+        { config: 'spindle-no-cache', cmd: noCache(cmd.spindle(mt, args)), check: ok, note: 'spindle CLI, SPINDLE_CACHE_DIR=none: the thread-guard rewrite computed on every run' },
         { config: 'spindle-optimize', cmd: cmd.spindle(mt, args, ['--optimize']), check: ok, note: 'spindle CLI --optimize (Node restarted with --no-liftoff)' },
       ],
     }));
