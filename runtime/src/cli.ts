@@ -35,8 +35,9 @@ Options (before PROGRAM.wasm; everything after it goes to the program):
                         single-threaded or a large program (slower start)
   --no-optimize         V8's default tiering for every program (baseline code first: faster
                         start, slower long loops). By default the CLI starts Node with
-                        --no-liftoff for threaded programs of up to 2 MiB of code, and with V8's
-                        default tiering otherwise (README, "Compile policy")
+                        --no-liftoff for threaded programs of up to 2 MiB of code (and
+                        --no-wasm-lazy-compilation up to 256 KiB), and with V8's default
+                        tiering otherwise (README, "Compile policy")
   --dir HOST[::GUEST]   give the program the host directory HOST, seen at GUEST (default: HOST);
                         wasmtime's syntax; confined: no '..', absolute path or symlink leads out;
                         on Linux neither does a rename or symlink swap made meanwhile by another

@@ -2,31 +2,40 @@
  * The compile policy: the V8 flags a program's Node process should start with, chosen from the
  * program's shape. Measured per Node line and module size (bench/hosts, README "Compile policy"):
  *
- *   shape                                  flags          why
- *   threaded, code <= LARGE_CODE_BYTES     --no-liftoff   V8 has no on-stack replacement for wasm:
- *                                                         a thread's long loop, entered once, would
- *                                                         run baseline code for its whole life (math
- *                                                         2-2.5x slower on Node 20-26)
- *   threaded, larger code                  none           every function the program calls would
- *                                                         first be compiled by the optimizing tier:
- *                                                         large programs call thousands once (start
- *                                                         several times slower); their hot code is
- *                                                         called often and tiers up by itself
- *   single-threaded                        none           V8's default tiering starts large modules
- *                                                         fastest (lazy, baseline first), as node:wasi,
- *                                                         and the CLI needs no second Node process
- *   --optimize (choice 'optimize')         --no-liftoff   the user's program has long loops entered
- *                                                         once (any size, threads or not)
- *   --no-optimize (choice 'baseline')      none           the user asked for V8's default tiering
+ *   shape                                  flags                  why
+ *   threaded, code <= EAGER_CODE_BYTES     --no-liftoff           V8 has no on-stack replacement for
+ *                                          --no-wasm-lazy-        wasm: a thread's long loop, entered
+ *                                            compilation          once, would run baseline code for its
+ *                                                                 whole life (math 2-2.5x slower on Node
+ *                                                                 20-26); compiled before _start, on
+ *                                                                 V8's background threads, none of it
+ *                                                                 happens inside the program's time
+ *   threaded, code <= LARGE_CODE_BYTES     --no-liftoff           the same tier, each function compiled
+ *                                                                 when first called (compiling all of a
+ *                                                                 larger module ahead would cost more
+ *                                                                 than the functions a run calls)
+ *   threaded, larger code                  none                   every function the program calls would
+ *                                                                 first be compiled by the optimizing
+ *                                                                 tier: large programs call thousands
+ *                                                                 once (start several times slower);
+ *                                                                 their hot code is called often and
+ *                                                                 tiers up by itself
+ *   single-threaded                        none                   V8's default tiering starts large
+ *                                                                 modules fastest (lazy, baseline first),
+ *                                                                 as node:wasi, and the CLI needs no
+ *                                                                 second Node process
+ *   --optimize (choice 'optimize')         --no-liftoff           the user's program has long loops
+ *                                                                 entered once (any size, threads or not)
+ *   --no-optimize (choice 'baseline')      none                   the user asked for V8's default tiering
  *
  * Flags are process-wide and V8 supports them only at process start: changing the wasm tiering
  * flags with `v8.setFlagsFromString` after start-up made Node 24 print nothing and exit 0, and
  * Node 26 abort. So the runtime never changes them. The CLI starts Node again with the flags a
  * program needs (relaunch.ts) when the process lacks them; an embedder of the library starts
  * `node` with them itself (`nodeFlagsFor` says which).
- * `--no-wasm-lazy-compilation` is never asked for: eager compilation starts large modules up to
- * 5x slower, and on its own (without a kept-alive event loop) left Node 24+ exiting before the
- * compile finished.
+ * `--no-wasm-lazy-compilation` is asked for small modules only: eager compilation starts large
+ * modules up to 5x slower. It is safe on Node 24+ only because the runtime keeps the event loop
+ * alive while V8 compiles (`compileKeepingAlive` below; never-silent.test.mjs).
  */
 
 import { isWasm, readImports } from './wasm-imports.js';
@@ -36,7 +45,7 @@ export interface ProgramShape {
   /** The module imports wasi.thread-spawn. */
   usesThreads: boolean;
   /** Bytes of the module's code section (its function bodies); absent when unknown (a module
-   * given already compiled), counted as small. */
+   * given already compiled): then the optimizing tier, compiled lazily. */
   codeBytes?: number;
 }
 
@@ -57,12 +66,23 @@ export type TierChoice = 'auto' | 'optimize' | 'baseline' | boolean;
  */
 export const LARGE_CODE_BYTES = 2 * 1024 * 1024;
 
+/**
+ * Up to this much code a threaded program is compiled whole by the optimizing tier before it
+ * starts (V8's background threads): the math program (31 KB of code) then spends the same time in
+ * its threads as under the previous policy, for ~20-40 ms more CPU at start than compiling lazily.
+ */
+export const EAGER_CODE_BYTES = 256 * 1024;
+
 /** The V8 flags (Node command-line options) a process running `shape` should start with. */
 export function nodeFlagsFor(shape: ProgramShape, choice: TierChoice = 'auto'): readonly string[] {
   const c = choice === true ? 'auto' : choice === false ? 'baseline' : choice;
   if (c === 'baseline') return [];
   if (c === 'optimize') return ['--no-liftoff'];
-  return shape.usesThreads && (shape.codeBytes ?? 0) <= LARGE_CODE_BYTES ? ['--no-liftoff'] : [];
+  if (!shape.usesThreads) return [];
+  const code = shape.codeBytes;
+  if (code === undefined) return ['--no-liftoff'];
+  if (code <= EAGER_CODE_BYTES) return ['--no-liftoff', '--no-wasm-lazy-compilation'];
+  return code <= LARGE_CODE_BYTES ? ['--no-liftoff'] : [];
 }
 
 /** The flags of `wanted` that this process was not started with (`execArgv`: process.execArgv). */

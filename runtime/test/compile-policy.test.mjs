@@ -9,27 +9,37 @@ import { after, describe, test } from 'node:test';
 import { guest, runCli, runtimeDir } from './helpers.mjs';
 import { command } from './fixtures/wasm-command.mjs';
 
-const { nodeFlagsFor, shapeOf, LARGE_CODE_BYTES } = await import(join(runtimeDir, 'dist', 'compile-policy.js'));
+const { nodeFlagsFor, shapeOf, EAGER_CODE_BYTES, LARGE_CODE_BYTES } = await import(join(runtimeDir, 'dist', 'compile-policy.js'));
 const { load } = await import(join(runtimeDir, 'dist', 'index.js'));
 
 const scratch = mkdtempSync(join(tmpdir(), 'spindle-policy-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
+const EAGER_FLAGS = ['--no-liftoff', '--no-wasm-lazy-compilation'];
+
 describe('the policy for each shape and choice (nodeFlagsFor)', () => {
+  const EAGER = ['--no-liftoff', '--no-wasm-lazy-compilation'];
   const small = { usesThreads: true, codeBytes: 200_000 };
+  const medium = { usesThreads: true, codeBytes: EAGER_CODE_BYTES + 1 };
   const large = { usesThreads: true, codeBytes: LARGE_CODE_BYTES + 1 };
   const single = { usesThreads: false, codeBytes: 200_000 };
 
-  test('by default: the optimizing tier for threaded programs up to LARGE_CODE_BYTES of code, none otherwise', () => {
-    assert.deepEqual(nodeFlagsFor(small), ['--no-liftoff']);
+  test('by default, threaded: optimized before _start up to EAGER_CODE_BYTES, optimized lazily up to LARGE_CODE_BYTES, default tiering above', () => {
+    assert.deepEqual(nodeFlagsFor(small), EAGER);
+    assert.deepEqual(nodeFlagsFor({ usesThreads: true, codeBytes: EAGER_CODE_BYTES }), EAGER);
+    assert.deepEqual(nodeFlagsFor(medium), ['--no-liftoff']);
     assert.deepEqual(nodeFlagsFor({ usesThreads: true, codeBytes: LARGE_CODE_BYTES }), ['--no-liftoff']);
     assert.deepEqual(nodeFlagsFor(large), []);
+    assert.deepEqual(nodeFlagsFor({ usesThreads: true }), ['--no-liftoff'], 'unknown size (a module given compiled): optimized lazily');
+  });
+
+  test('by default, single-threaded: default tiering whatever the size', () => {
     assert.deepEqual(nodeFlagsFor(single), []);
-    assert.deepEqual(nodeFlagsFor({ usesThreads: true }), ['--no-liftoff'], 'unknown size (a module given compiled) counts as small');
+    assert.deepEqual(nodeFlagsFor({ usesThreads: false, codeBytes: 100 }), []);
   });
 
   test("'optimize' (--optimize) asks for the optimizing tier whatever the shape; 'baseline' (--no-optimize) never", () => {
-    for (const shape of [small, large, single]) {
+    for (const shape of [small, medium, large, single]) {
       assert.deepEqual(nodeFlagsFor(shape, 'optimize'), ['--no-liftoff']);
       assert.deepEqual(nodeFlagsFor(shape, 'baseline'), []);
       assert.deepEqual(nodeFlagsFor(shape, false), [], 'false is the former optimize=false');
@@ -49,7 +59,7 @@ describe('the policy for each shape and choice (nodeFlagsFor)', () => {
   test('the library reports the same shape on a loaded program (nodeFlagsFor(program) for embedders)', async () => {
     const threaded = await load(readFileSync(guest('c', 'threads4')));
     assert.ok(threaded.usesThreads && threaded.codeBytes > 0 && threaded.codeBytes < LARGE_CODE_BYTES, JSON.stringify(threaded.codeBytes));
-    assert.deepEqual(nodeFlagsFor(threaded), ['--no-liftoff']);
+    assert.deepEqual(nodeFlagsFor(threaded), EAGER_FLAGS);
     const big = await load(command({ threads: true, padBytes: LARGE_CODE_BYTES }));
     assert.deepEqual(nodeFlagsFor(big), []);
   });
@@ -72,8 +82,14 @@ describe('the CLI starts Node with the flags the policy names', () => {
     return readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
   };
 
-  test('a small threaded program: Node is started again with --no-liftoff, once', () => {
-    assert.deepEqual(processes(['run', guest('c', 'threads4')]), [[], ['--no-liftoff']]);
+  test('a small threaded program: Node is started again, once, with the optimizing tier before _start', () => {
+    assert.deepEqual(processes(['run', guest('c', 'threads4')]), [[], EAGER_FLAGS]);
+  });
+
+  test('a threaded program between EAGER_CODE_BYTES and LARGE_CODE_BYTES: started again with --no-liftoff', () => {
+    const medium = join(scratch, 'medium-threaded.wasm');
+    writeFileSync(medium, command({ threads: true, padBytes: EAGER_CODE_BYTES + 1 }));
+    assert.deepEqual(processes(['run', medium]), [[], ['--no-liftoff']]);
   });
 
   test('a threaded program with more than LARGE_CODE_BYTES of code runs in the first process, default tiering', () => {
@@ -96,10 +112,10 @@ describe('the CLI starts Node with the flags the policy names', () => {
   test('started with the flag already: no second process', () => {
     const log = join(scratch, 'execargv-given.log');
     const r = runCli(['run', guest('c', 'threads4')], {
-      nodeArgs: ['--no-liftoff', '--import', join(runtimeDir, 'test', 'fixtures', 'record-execargv.mjs')],
+      nodeArgs: [...EAGER_FLAGS, '--import', join(runtimeDir, 'test', 'fixtures', 'record-execargv.mjs')],
       env: { ...process.env, SPINDLE_TEST_EXECARGV_LOG: log },
     });
     assert.equal(r.status, 0, r.stderr);
-    assert.deepEqual(readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l)), [['--no-liftoff']]);
+    assert.deepEqual(readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l)), [EAGER_FLAGS]);
   });
 });
