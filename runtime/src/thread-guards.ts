@@ -66,7 +66,7 @@ export interface GuardResult {
 const MARKER = 'spindle.thread-guards';
 /** The rewrite's version, written in the marker; a change of what the rewrite produces bumps it
  * (platform/node/guard-cache.ts keys its entries by it). */
-export const GUARD_VERSION = 1;
+export const GUARD_VERSION = 2;
 
 const PAGE_SHIFT = 16n;
 

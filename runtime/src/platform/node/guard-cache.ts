@@ -7,8 +7,8 @@
  * Entries: `<dir>/thread-guards/<key>.bin`, key = SHA-256 of the module's bytes and of what made
  * the rewrite (GUARD_VERSION, and the size and time of the runtime file that holds the rewrite,
  * so a rebuilt runtime never reads an older rewrite). Content: a u32 LE header length, the JSON
- * header (the GuardResult's counts, `unchanged`, and the length of the module that follows), then
- * the rewritten module (nothing when the module was left unchanged).
+ * header (the GuardResult without its bytes: counts, `unchanged`; and the length of the module
+ * that follows), then the rewritten module (nothing when the module was left unchanged).
  *
  * Invariants: an entry is written under a temporary name and renamed, so a reader never sees a
  * partial one; an entry that does not parse, or whose length is not the header's, is ignored
@@ -61,17 +61,17 @@ export function cachedGuardThreads(bytes: Uint8Array, dir = cacheDir(), rewrite 
   return result;
 }
 
-interface Header { bulk: number; waits: number; functions: number; unchanged?: string; length: number }
+/** An entry's header: the GuardResult without its bytes, and the length of the module that follows. */
+type Header = Omit<GuardResult, 'bytes'> & { length: number };
 
 function readEntry(file: string, original: Uint8Array): GuardResult | undefined {
   try {
     const data = readFileSync(file);
     const headerLength = data.readUInt32LE(0);
-    const h = JSON.parse(data.subarray(4, 4 + headerLength).toString('utf8')) as Header;
+    const { length, ...facts } = JSON.parse(data.subarray(4, 4 + headerLength).toString('utf8')) as Header;
     const module = new Uint8Array(data.buffer, data.byteOffset + 4 + headerLength, data.length - 4 - headerLength);
-    if (typeof h.bulk !== 'number' || module.length !== h.length) return undefined;
-    const bytes = h.unchanged === undefined ? module : original;
-    return { bytes, bulk: h.bulk, waits: h.waits, functions: h.functions, ...(h.unchanged === undefined ? {} : { unchanged: h.unchanged }) };
+    if (typeof facts.bulk !== 'number' || module.length !== length) return undefined;
+    return { ...facts, bytes: facts.unchanged === undefined ? module : original };
   } catch {
     return undefined; // no entry, or one that does not parse: compute it
   }
@@ -79,7 +79,8 @@ function readEntry(file: string, original: Uint8Array): GuardResult | undefined 
 
 function writeEntry(file: string, r: GuardResult): void {
   const module = r.unchanged === undefined ? r.bytes : new Uint8Array(0);
-  const header: Header = { bulk: r.bulk, waits: r.waits, functions: r.functions, length: module.length, ...(r.unchanged === undefined ? {} : { unchanged: r.unchanged }) };
+  const { bytes: _, ...facts } = r;
+  const header: Header = { ...facts, length: module.length };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const length = Buffer.alloc(4);
   length.writeUInt32LE(json.length, 0);
