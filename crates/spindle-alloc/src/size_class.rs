@@ -6,10 +6,10 @@
 //! 1/9 (11.1%) of the block for requests above 128 bytes. Blocks are at least 16-aligned (C's
 //! `max_align_t` on wasm32). A slab's tail, the bytes no whole block fits in, is at most 1/8 of
 //! the slab. A class has two slab lengths:
-//! - `first_chunks`, the shortest such slab: a heap's first slabs of the class (`slab::SHORT_SLABS`
-//!   of them; every class a thread uses costs it at least one slab, so a class it uses a little
-//!   costs 2-6 KiB per slab, not a full slab), and any slab when the pool has no free span of
-//!   full length (before the memory grows);
+//! - `first_chunks`, the shortest such slab: a heap's first slab of the class (`slab::SHORT_SLABS`;
+//!   every class a thread uses costs it at least one slab, so a class it uses a little costs
+//!   2-6 KiB, not a full slab), and any slab when the pool has no free span of full length
+//!   (before the memory grows);
 //! - `chunks`, for the slabs after those: one 2 KiB chunk for classes of which it holds `MIN_BLOCKS`
 //!   blocks, whole 8 KiB units above (fewer slow paths for a busy class; spare slabs, reused by
 //!   any class of the same length, come in few lengths).

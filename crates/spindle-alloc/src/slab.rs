@@ -21,9 +21,9 @@ pub(crate) const MAX_SPARES: u32 = 8;
 
 /// A heap's first `SHORT_SLABS` slabs of a class are the class's shortest slabs, the next ones
 /// full length (`size_class`): a class a thread holds few blocks of costs it little.
-/// (Ring of 256 blocks of 8..1024 B, 2M pairs, one thread: slabs at the peak 290 KiB with 1,
-/// 268 KiB with 4; all short, 244 KiB, costs the large classes' busy threads speed.)
-pub(crate) const SHORT_SLABS: u32 = 4;
+/// (Measured with 4: the ring workload's slabs peaked 8% lower natively (268 vs 290 KiB) but the
+/// same on wasm (512 KiB at T=1), and it took 25-30% more CPU time (more slab changes): 1.)
+pub(crate) const SHORT_SLABS: u32 = 1;
 
 /// A slab of class `c` with a free block, made the head of the available list. Null: out of memory.
 ///
