@@ -18,12 +18,17 @@
  * Directory: $SPINDLE_CACHE_DIR, else $XDG_CACHE_HOME/spindle, else ~/.cache/spindle (as
  * wasmtime keeps its compile cache); SPINDLE_CACHE_DIR=none turns the cache off.
  */
-import { createHash } from 'node:crypto';
+import type { createHash as CreateHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GUARD_VERSION, guardThreads, type GuardResult } from '../../thread-guards.js';
+
+// node:crypto is loaded only when a module is large enough to be cached: importing it costs every
+// start of the CLI a few ms of CPU.
+const lazyRequire = createRequire(import.meta.url);
 
 /** Modules smaller than this are rewritten every time (1 MiB: ~35 ms of CPU at most). */
 export const CACHE_MIN_BYTES = 1 << 20;
@@ -52,6 +57,7 @@ const maker = ((): string => {
  */
 export function cachedGuardThreads(bytes: Uint8Array, dir = cacheDir(), rewrite = guardThreads): GuardResult {
   if (!dir || bytes.length < CACHE_MIN_BYTES) return rewrite(bytes);
+  const { createHash } = lazyRequire('node:crypto') as { createHash: typeof CreateHash };
   const key = createHash('sha256').update(maker).update(bytes).digest('hex');
   const file = join(dir, 'thread-guards', `${key}.bin`);
   const hit = readEntry(file, bytes);

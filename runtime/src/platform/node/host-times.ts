@@ -25,11 +25,16 @@
  *
  * Thread rules: none; each call runs on the calling thread (spawnSync blocks it, ~1-3 ms).
  */
-import { spawnSync } from 'node:child_process';
+import type { spawnSync as SpawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import type { BigIntStats } from 'node:fs';
 import { ERRNO_NOTSUP, FSTFLAGS_ATIM, FSTFLAGS_ATIM_NOW, FSTFLAGS_MTIM, FSTFLAGS_MTIM_NOW } from '../../wasi/constants.js';
 import { fail } from '../../wasi/errno.js';
 import { PROC_FD, sys } from './host-path.js';
+
+// node:child_process is loaded only when `touch` is needed: importing it costs every start of the
+// CLI a few ms of CPU (it is in the CLI's one-file bundle).
+const lazyRequire = createRequire(import.meta.url);
 
 /** How to set times on one file: through node:fs, or `touch` on a path; and how to read them back. */
 export interface TimesTarget {
@@ -131,6 +136,7 @@ function secondsAtOrBelow(ns: bigint): number {
 function touch(target: TimesTarget, which: '-a' | '-m', ns: bigint | null): boolean {
   const args = [which, ...(target.followChildPath ? [] : ['-h'])];
   if (ns !== null) args.push('-d', `@${ns / 1_000_000_000n}.${(ns % 1_000_000_000n).toString().padStart(9, '0')}`);
+  const { spawnSync } = lazyRequire('node:child_process') as { spawnSync: typeof SpawnSync };
   return spawnSync('touch', [...args, '--', target.childPath], { stdio: 'ignore', timeout: 30_000 }).status === 0;
 }
 
