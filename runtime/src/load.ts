@@ -81,11 +81,12 @@ export function loadProgramSync(
   memory?: WebAssembly.Memory,
   kind: ModuleKind = 'command',
   name = 'module.wasm',
+  rewrite: GuardRewrite = guardThreads,
 ): LoadedProgram {
   if (source instanceof WebAssembly.Module) return check(source, name, undefined, known, memory, kind);
   const bytes = source instanceof Uint8Array ? source : new Uint8Array(source);
   const summary = summarize(bytes, name);
-  const guard = summary.all.some(isThreadSpawn) ? guardThreads(bytes) : undefined;
+  const guard = summary.all.some(isThreadSpawn) ? rewrite(bytes) : undefined;
   let module;
   try {
     module = new WebAssembly.Module((guard?.bytes ?? bytes) as Uint8Array<ArrayBuffer>);

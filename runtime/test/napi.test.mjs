@@ -11,7 +11,7 @@
 // Needs `bash tests/napi/setup.sh` (tools/test.sh runs it) and `bash tests/napi/peer/build.sh`.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -169,5 +169,39 @@ describe('the Node example of the README (runtime/examples/napi)', () => {
     const [first, ...chunks] = npmRun('direct');
     assert.equal(first, 'let');
     assertChunks(chunks);
+  });
+});
+
+// An addon of 1 MiB or more has its thread-guard rewrite kept across runs, as the CLI's programs
+// (platform/node/guard-cache.ts): rolldown's 12 MB binding then loads without the rewrite.
+describe('spindle/napi in Node keeps the thread-guard rewrite of a large addon across runs', () => {
+  before(requireSetup);
+
+  test('the first load of oxc-parser\'s 1.5 MB binding writes one cache entry, the next one uses it', () => {
+    const box = mkdtempSync(join(tmpdir(), 'spindle-napi-cache-'));
+    const cache = join(box, 'cache');
+    try {
+      const wasm = join(napiDir, 'stock', 'node_modules', '@oxc-parser', 'binding-wasm32-wasi', 'parser.wasm32-wasi.wasm');
+      const script = `import { loadNapiSync } from ${JSON.stringify(join(repoRoot, 'runtime', 'dist', 'napi', 'index.js'))};
+        const oxc = loadNapiSync(${JSON.stringify(wasm)});
+        console.log(JSON.parse(oxc.parseSync('a.ts', 'let n: number = 1', {}).program).node.body[0].kind);`;
+      writeFileSync(join(box, 'load.mjs'), script);
+      const entries = () => (existsSync(join(cache, 'thread-guards')) ? readdirSync(join(cache, 'thread-guards')) : []);
+      const load = () => {
+        const r = spawnSync(process.execPath, [join(box, 'load.mjs')],
+          { encoding: 'utf8', timeout: RUN_TIMEOUT_MS, env: { ...process.env, SPINDLE_CACHE_DIR: cache } });
+        assert.equal(r.status, 0, `loading oxc failed:\n${r.stdout}${r.stderr}`);
+        return r.stdout.trim();
+      };
+      assert.equal(load(), 'let');
+      const first = entries();
+      assert.equal(first.length, 1, `cache entries after the first load: ${first.join(', ')}`);
+      const written = statSync(join(cache, 'thread-guards', first[0])).mtimeMs;
+      assert.equal(load(), 'let');
+      assert.deepEqual(entries(), first, 'the second load made another entry');
+      assert.equal(statSync(join(cache, 'thread-guards', first[0])).mtimeMs, written, 'the second load rewrote the entry instead of using it');
+    } finally {
+      rmSync(box, { recursive: true, force: true });
+    }
   });
 });

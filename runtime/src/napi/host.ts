@@ -23,7 +23,7 @@
  */
 import { SpindleError } from '../errors.js';
 import { isWasiImport } from '../known-imports.js';
-import { loadProgram, loadProgramSync, readModuleSource, type LoadedProgram } from '../load.js';
+import { loadProgram, loadProgramSync, readModuleSource, type GuardRewrite, type LoadedProgram } from '../load.js';
 import { Program, type OutputOption } from '../program.js';
 import type { FsOptions } from '../fs/program-fs.js';
 import { memoryMountsOf, type MemoryMounts } from '../fs/memory-mounts.js';
@@ -90,6 +90,8 @@ export interface NapiPlatform {
   onExit(code: number): void;
   /** Defaults for options not given (Node: the process's environment). */
   readonly defaults: NapiHostOptions;
+  /** The thread guards' rewrite (Node: kept across runs, platform/node/guard-cache.ts). */
+  readonly guardRewrite?: GuardRewrite;
 }
 
 const NAPI_MODULES = new Set(['env', 'napi', 'emnapi']);
@@ -104,7 +106,7 @@ export type WasmInput = Uint8Array | ArrayBuffer | WebAssembly.Module | string |
 /** emnapi's instantiateNapiModuleSync on spindle. */
 export function instantiateSync(np: NapiPlatform, input: Uint8Array | ArrayBuffer | WebAssembly.Module, options: NapiInstantiateOptions, host: NapiHostOptions): NapiSource {
   const loaded = loadProgramSync(input instanceof WebAssembly.Module || input instanceof Uint8Array ? input : new Uint8Array(input),
-    isNapiImport, undefined, 'reactor', fileName(options));
+    isNapiImport, undefined, 'reactor', fileName(options), np.guardRewrite);
   const session = new NapiSession(np, loaded, options, host);
   return session.finish(() => session.emnapi.core.instantiateNapiModuleSync(loaded.module, session.emnapiOptions() as never) as unknown as NapiSource);
 }
@@ -116,7 +118,7 @@ export async function instantiate(np: NapiPlatform, input: WasmInput | Promise<W
     if (!source.ok) throw new SpindleError('ENOENT_MODULE', `cannot fetch ${source.url}: HTTP ${source.status}; check the URL`);
     source = new Uint8Array(await source.arrayBuffer());
   }
-  const loaded = await loadProgram(await readModuleSource(source as Exclude<WasmInput, Response>, np.platform.readFile), isNapiImport, undefined, 'reactor');
+  const loaded = await loadProgram(await readModuleSource(source as Exclude<WasmInput, Response>, np.platform.readFile), isNapiImport, undefined, 'reactor', np.guardRewrite);
   // Memory mounts asked for by path: made now (the memory-FS module compiles asynchronously).
   const mounts = host.memoryMounts ? undefined : (host.mounts ?? np.hostOptionsFor(options.wasi).mounts);
   if (mounts?.length) host = { ...host, memoryMounts: memoryMountsOf(await MemFs.create({ mounts, readFile: np.platform.readFile })) };

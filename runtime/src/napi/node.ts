@@ -14,6 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, parse, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { nodePlatform } from '../platform/node/index.js';
+import { cachedGuardThreads } from '../platform/node/guard-cache.js';
 import { ownEmnapi, type Emnapi, type EmnapiCore, type EmnapiRuntime } from './emnapi.js';
 import type { NapiHostOptions, NapiPlatform } from './host.js';
 import { hostOptionsOfWasi, WASI } from './wasi.js';
@@ -117,4 +118,7 @@ export const nodeNapi: NapiPlatform = {
   // message (a trap, naming the thread) is on stderr already.
   onExit: (code) => process.exit(code),
   defaults: { env: Object.entries(process.env).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${v}`) },
+  // An addon of 1 MiB or more (rolldown's is 12 MB) has its thread-guard rewrite kept across
+  // runs, as the CLI's programs (README: SPINDLE_CACHE_DIR).
+  guardRewrite: (bytes) => cachedGuardThreads(bytes),
 };
