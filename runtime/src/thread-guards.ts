@@ -66,7 +66,7 @@ export interface GuardResult {
 const MARKER = 'spindle.thread-guards';
 /** The rewrite's version, written in the marker; a change of what the rewrite produces bumps it
  * (platform/node/guard-cache.ts keys its entries by it). */
-export const GUARD_VERSION = 2;
+export const GUARD_VERSION = 3; // 3: atomic accesses guarded too
 
 const PAGE_SHIFT = 16n;
 
