@@ -7,7 +7,8 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 "$repo/tools/setup-tests.sh"
-step() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
+# Each step line starts with the time since the start of the test command (where the time goes).
+step() { printf '\n\033[1m== [%d:%02d] %s\033[0m\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
 
 # First, as it fails fast: formatting, clippy -D warnings (native and wasm32) and module layering.
 step "lint: Rust crates (tools/lint-rust.sh: rustfmt, clippy, layers)"
@@ -80,3 +81,4 @@ for major in $(bash tools/node-lines.sh --test-lines); do
     printf '\n\033[1m== Node %s: not run or known to fail (SKIP/TODO), with the reason:\033[0m\n%s\n' "$major" "$(sed -E 's/^\s*(not )?ok [0-9]+ - //' <<<"$skipped")" >&2
   fi
 done
+step "done: every test passed"
