@@ -243,10 +243,16 @@ describe('a guarded atomic access does what the instruction does', () => {
   });
 
   test('out of bounds still traps as the instruction does', () => {
-    for (const bytes of [original, guarded.bytes]) {
-      const { x } = instance(bytes);
-      assert.throws(() => x.add(65536 - 6, 1), (e) => e instanceof WebAssembly.RuntimeError && /out of bounds/.test(e.message));
-      assert.throws(() => x.store8(65536, 1), (e) => e instanceof WebAssembly.RuntimeError && /out of bounds/.test(e.message));
+    // The same trap, message included: which check V8 names first for an access both unaligned and
+    // out of bounds (add at 65530 + 4) differs between Node lines ("out of bounds" on Node 20,
+    // "unaligned" on Node 26), so the guarded module is compared with the original on this line.
+    const trap = (bytes, call) => {
+      try { call(instance(bytes).x); } catch (e) { assert.ok(e instanceof WebAssembly.RuntimeError, String(e)); return e.message; }
+      assert.fail('no trap');
+    };
+    for (const call of [(x) => x.add(65536 - 6, 1), (x) => x.add(65536 - 4, 1), (x) => x.store8(65536, 1)]) {
+      assert.equal(trap(guarded.bytes, call), trap(original, call));
     }
+    assert.match(trap(original, (x) => x.store8(65536, 1)), /out of bounds/);
   });
 });
