@@ -70,7 +70,7 @@ fi
 # drives the browser there; the runtime runs in the browser's engine) and the checks of the
 # repository's own files (guests-coverage), and napi.test.mjs, which the first pass runs on Node 26
 # too (its packages on the PATH's Node and on Node 26, each against the stock loader on that Node).
-NOT_NODE_LINE_DEPENDENT='^test/(browser.*|opfs|demo|napi-browser|napi|guests-coverage)\.test\.mjs$'
+NOT_NODE_LINE_DEPENDENT='^test/(browser.*|opfs|demo|napi-browser|napi|alloc-rayon-web|guests-coverage)\.test\.mjs$'
 for major in $(bash tools/node-lines.sh --test-lines); do
   node_bin=$(bash tools/node-lines.sh "$major")
   step "test: runtime (node:test) on Node $("$node_bin" --version), the suites that depend on the Node line"

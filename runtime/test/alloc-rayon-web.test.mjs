@@ -41,7 +41,9 @@ for (const engine of ['chromium', 'firefox']) {
 
     /** Loads the example with `query` and returns its result (fails with the page's messages). */
     async function run(t, query) {
-      const { result, stalls } = await runExample(browser, `${server.url}?${query}`, { jobMs: 60_000 });
+      // Up to 5 repeated loads: under WebDriver, Firefox's nested-worker bug
+      // (docs/known-issues/firefox-nested-worker.md) stalled 3 loads in a row of the 12-thread job once in CI.
+      const { result, stalls } = await runExample(browser, `${server.url}?${query}`, { jobMs: 60_000, retries: 5 });
       if (stalls) t.diagnostic(`${ENGINE_NAMES[engine]}: the thread pool did not start in ${stalls} load(s), repeated in a fresh tab`);
       assert.ok(result.ok, `${query}: ${result.error}`);
       return result;
