@@ -35,6 +35,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { measure, parseLine, withRatios } from '../harness/lib/measure.mjs';
+import { inFreshDir } from '../harness/lib/proc.mjs';
 import { expectChecksum, unavailableRows } from '../harness/rows.mjs';
 
 export const id = 'fs';
@@ -100,17 +101,6 @@ export function fsCheck(rounds, threads) {
     expectChecksum(f.checksum, expectedChecksum(rounds, threads), `the workload's definition, ${rounds} rounds x ${threads} thread(s)`);
     return { ns_per_op: Number(f.elapsed_ns) / ops };
   };
-}
-
-/**
- * Each run needs an empty directory (the workload makes DIR/t<i>): native and host-FS runs get a
- * fresh one under `base` through a shell wrapper, which replaces `@DIR` in the arguments by it and
- * removes it afterwards. In-memory runs always start with an empty /tmp.
- */
-function inFreshDir(exe, args, base) {
-  const quote = (a) => `'${a.replace(/'/g, "'\\''").split('@DIR').join(`'"$d"'`)}'`;
-  const cmd = [exe, ...args].map(quote).join(' ');
-  return ['sh', ['-c', `d=$(mktemp -d "$0/run.XXXXXX") && ${cmd}; s=$?; rm -rf "$d"; exit $s`, base]];
 }
 
 /**

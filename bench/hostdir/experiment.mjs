@@ -11,11 +11,11 @@
  *              + close, stat; 64 files per round, main thread), ns per operation
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCommand, describeFailure } from '../harness/lib/proc.mjs';
-import { min, median } from '../harness/lib/stats.mjs';
-import { withRatios } from '../harness/lib/measure.mjs';
+import { inFreshDir } from '../harness/lib/proc.mjs';
+import { measure, withRatios } from '../harness/lib/measure.mjs';
 
 export const id = 'hostdir';
 export const title = 'Host directories (--dir): operations and the fs workload against a baseline commit';
@@ -41,60 +41,41 @@ export function unavailable(ctx) {
   return existsSync(cli) ? undefined : `${cli} is missing: build the baseline with bash bench/hostdir/build-base.sh COMMIT DIR`;
 }
 
-/** Runs `f(dir)` in a fresh directory that is removed afterwards. */
-async function inFreshDir(f) {
-  const dir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : '/tmp', 'spindle-hostdir-bench-'));
-  try { return await f(dir); } finally { rmSync(dir, { recursive: true, force: true }); }
-}
-
-/** One run of both programs on one runtime: { metric: ns per op }. Throws on a wrong output. */
-async function oneRun(cli, prog, n, rounds) {
-  const run = async (args) => {
-    const r = await runCommand(process.execPath, [cli, 'run', ...args], { timeoutMs: 600_000 });
-    if (r.code !== 0 || r.timedOut) throw new Error(describeFailure(r));
-    return r.stdout;
-  };
+/** ns per operation of each kind from ops.c's output; throws on a wrong output. */
+function opsCheck(r) {
   const out = {};
-  const text = await inFreshDir((d) => run(['--dir', `${d}::/d`, prog.ops, '/d', String(n)]));
-  for (const m of text.matchAll(/op=(\w+) n=\d+ ns_per_op=(\d+)/g)) out[m[1]] = Number(m[2]);
-  for (const op of OPS) if (!Number.isFinite(out[op])) throw new Error(`ops.wasm printed no ${op}: ${text.slice(0, 300)}`);
-  const w = await inFreshDir((d) => run(['--dir', `${d}::/tmp`, prog.workload, 'main', String(rounds), '/tmp']));
-  const m = /ops=(\d+) checksum=\w+ elapsed_ns=(\d+)/.exec(w);
-  if (!m || Number(m[1]) !== rounds * 64 * 3) throw new Error(`fs workload: unexpected output ${w.slice(0, 300)}`);
-  out.workload = Number(m[2]) / Number(m[1]);
+  for (const m of r.stdout.matchAll(/op=(\w+) n=\d+ ns_per_op=(\d+)/g)) out[m[1]] = Number(m[2]);
+  for (const op of OPS) if (!Number.isFinite(out[op])) throw new Error(`ops.wasm printed no ${op}: ${r.stdout.slice(0, 300)}`);
   return out;
 }
+
+/** ns per operation of the fs workload (64 files x 3 operations per round); throws on a wrong output. */
+const workloadCheck = (rounds) => (r) => {
+  const m = /ops=(\d+) checksum=\w+ elapsed_ns=(\d+)/.exec(r.stdout);
+  if (!m || Number(m[1]) !== rounds * 64 * 3) throw new Error(`fs workload: unexpected output ${r.stdout.slice(0, 300)}`);
+  return { workload: Number(m[2]) / Number(m[1]) };
+};
 
 export async function run(ctx) {
   const n = Number(ctx.params?.['hostdir.n'] ?? (ctx.quick ? 1000 : 3000));
   const rounds = Number(ctx.params?.['hostdir.rounds'] ?? (ctx.quick ? 20 : 73));
   const dir = execFileSync('bash', [join(ctx.repo, 'bench', 'hostdir', 'build.sh')], { encoding: 'utf8' }).trim().split('\n').pop();
-  const prog = { ops: join(dir, 'ops.wasm'), workload: join(ctx.repo, 'build', 'bench', 'fs', 'fs-plain.wasm') };
+  const ops = join(dir, 'ops.wasm'), workload = join(ctx.repo, 'build', 'bench', 'fs', 'fs-plain.wasm');
+  const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
   const runtimes = [
     { config: 'baseline', cli: baselineCli(ctx), note: `runtime of ${ctx.params['hostdir.baseline']}` },
     { config: 'current', cli: ctx.spindleCli, note: 'the runtime under test' },
   ];
-  const samples = Object.fromEntries(runtimes.map((r) => [r.config, {}]));
-  for (let i = -1; i < ctx.runs; i++) { // run -1: warm-up, not counted
-    for (const rt of runtimes) {
-      const got = await oneRun(rt.cli, prog, n, rounds);
-      if (i < 0) continue;
-      for (const [k, v] of Object.entries(got)) (samples[rt.config][k] ??= []).push(v);
-    }
-    if (i >= 0) ctx.log(`hostdir: run ${i + 1}/${ctx.runs} done`);
-  }
-  const rows = [];
-  for (const rt of runtimes) {
-    for (const op of [...OPS, 'workload']) {
-      const v = samples[rt.config][op];
-      rows.push({
-        experiment: id, variant: op, config: rt.config, metric: 'ns_per_op', unit: 'ns', runs: v.length,
-        min: min(v), median: median(v), baseline: 'baseline', ratio_min: NaN, ratio_median: NaN,
-        ok: true, error: '', note: rt.note, samples: v,
-      });
-    }
-  }
-  return withRatios(rows);
+  // Each program on both runtimes, interleaved run by run; a row per kind of operation.
+  const spec = (variant, keys, check, args) => ({
+    experiment: id, variant, baseline: 'baseline', timeoutMs: 600_000, metrics: keys.map((key) => ({ key, unit: 'ns' })),
+    configs: runtimes.map((rt) => ({ ...rt, check, cmd: inFreshDir(process.execPath, [rt.cli, 'run', ...args], base) })),
+  });
+  const rows = [
+    ...await measure(ctx, spec('ops', OPS, opsCheck, ['--dir', '@DIR::/d', ops, '/d', String(n)])),
+    ...await measure(ctx, spec('workload', ['workload'], workloadCheck(rounds), ['--dir', '@DIR::/tmp', workload, 'main', String(rounds), '/tmp'])),
+  ];
+  return withRatios(rows.map((r) => ({ ...r, variant: r.metric, metric: 'ns_per_op' })));
 }
 
 export function goals(rows) {

@@ -47,3 +47,14 @@ export function describeFailure(r) {
   const text = lines.length > 2 ? `${lines[0]} | ... | ${lines[lines.length - 1]}` : lines.join(' | ');
   return text ? `${why}: ${text.slice(0, 400)}` : why;
 }
+
+/**
+ * Each run needs an empty directory (a workload that makes DIR/t<i>, say): the command gets a
+ * fresh one under `base` through a shell wrapper, which replaces `@DIR` in the arguments by it and
+ * removes it afterwards.
+ */
+export function inFreshDir(exe, args, base) {
+  const quote = (a) => `'${a.replace(/'/g, "'\\''").split('@DIR').join(`'"$d"'`)}'`;
+  const cmd = [exe, ...args].map(quote).join(' ');
+  return ['sh', ['-c', `d=$(mktemp -d "$0/run.XXXXXX") && ${cmd}; s=$?; rm -rf "$d"; exit $s`, base]];
+}
