@@ -4,13 +4,13 @@
 # them), then wasm-bindgen --target web (loads in a browser without a bundler).
 #
 # Needs: rustup's nightly with rust-src, and wasm-bindgen-cli of the version Cargo.toml pins
-# (tests/alloc/setup-web.sh installs both, idempotently, into build/tools/). Usage:
+# (tests/alloc/setup-web.sh installs both, idempotently; wasm-bindgen into the user's cache). Usage:
 #   bash examples/alloc-rayon-web/build.sh [WASM_BINDGEN]   (default: the one setup-web.sh installed)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 version=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' "$here/Cargo.toml")
-bindgen=${1:-$repo/build/tools/wasm-bindgen-$version/bin/wasm-bindgen}
+bindgen=${1:-${XDG_CACHE_HOME:-$HOME/.cache}/spindle/tools/wasm-bindgen-$version/bin/wasm-bindgen}
 if [ ! -x "$bindgen" ]; then
   echo "examples/alloc-rayon-web/build.sh: $bindgen is missing: run 'bash tests/alloc/setup-web.sh' (installs wasm-bindgen-cli $version)" >&2
   exit 1

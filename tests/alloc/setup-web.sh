@@ -3,7 +3,10 @@
 # tools/setup-tests.sh; idempotent (skips what is there):
 #   - rustup's nightly with rust-src (the example rebuilds std with atomics: -Z build-std);
 #   - wasm-bindgen-cli of exactly the version the example's Cargo.toml pins, from crates.io, into
-#     build/tools/wasm-bindgen-VERSION/ (compiling it takes a few minutes, once).
+#     the user's cache, ${XDG_CACHE_HOME:-~/.cache}/spindle/tools/wasm-bindgen-VERSION/ (shared by
+#     every clone on the machine: a fresh clone does not compile it again). Without its default
+#     feature (rustls for the test runner's downloads, unused here): about 185 s of CPU instead of
+#     228 s, once per machine. Prints the path of the wasm-bindgen binary.
 # Not part of tools/setup.sh: tools/main.sh does not need any of it. Browsers: tools/browsers/setup.sh.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,10 +19,10 @@ fi
 
 version=$(sed -n 's/^wasm-bindgen = "=\(.*\)"/\1/p' "$repo/examples/alloc-rayon-web/Cargo.toml")
 [ -n "$version" ] || { say "examples/alloc-rayon-web/Cargo.toml pins no wasm-bindgen version (wasm-bindgen = \"=X.Y.Z\")"; exit 1; }
-root="$repo/build/tools/wasm-bindgen-$version"
+root="${XDG_CACHE_HOME:-$HOME/.cache}/spindle/tools/wasm-bindgen-$version"
 if ! "$root/bin/wasm-bindgen" --version 2>/dev/null | grep -qx "wasm-bindgen $version"; then
-  say "cargo install wasm-bindgen-cli $version (a few minutes, once)"
+  say "cargo install wasm-bindgen-cli $version (a few minutes, once per machine)"
   # Not --locked: its lock file names crate versions this registry may not serve yet.
-  cargo install -q wasm-bindgen-cli --version "=$version" --root "$root"
+  cargo install -q wasm-bindgen-cli --version "=$version" --no-default-features --root "$root"
 fi
 echo "$root/bin/wasm-bindgen"
