@@ -2,11 +2,12 @@
 //! the calling thread's current slab for the class; everything else (no heap yet, the slab ran
 //! dry) is one never-inlined slow path that processes delayed frees and finds or makes a slab.
 
+use crate::arena;
 use crate::free;
 use crate::heap::Heap;
 use crate::large;
 use crate::lifecycle;
-use crate::size_class::{CLASSES, MIN_ALIGN};
+use crate::size_class::{class_of, CLASSES, MIN_ALIGN};
 use crate::slab;
 use crate::thread_map;
 use core::ptr::null_mut;
@@ -33,6 +34,31 @@ pub(crate) unsafe fn alloc_class(c: usize) -> *mut u8 {
     }
     // SAFETY: forwarded contract.
     unsafe { alloc_slow(h, c) }
+}
+
+/// Allocates `size <= arena::MAX` bytes for the calling thread: from its arena while the heap is
+/// small (`arena.rs`), else from the slab of the size class. Null when out of memory.
+#[inline(always)]
+pub(crate) unsafe fn alloc_small(size: usize) -> *mut u8 {
+    let h = thread_map::current();
+    if !h.is_null() {
+        let c = arena::bin_of(size);
+        // SAFETY: `h` is this thread's heap; `c` is a bin.
+        unsafe {
+            let p = arena::pop(h, c);
+            if !p.is_null() {
+                return p;
+            }
+            if !(*h).arena.closed {
+                let p = arena::alloc_slow(h, c);
+                if !p.is_null() {
+                    return p;
+                }
+            }
+        }
+    }
+    // SAFETY: class_of(size) < NUM_CLASSES.
+    unsafe { alloc_class(class_of(size)) }
 }
 
 #[inline(never)]

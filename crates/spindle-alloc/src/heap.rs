@@ -21,7 +21,7 @@
 
 use crate::platform;
 use crate::size_class::NUM_CLASSES;
-use crate::span::{Owner, Span};
+use crate::span::{Block, Owner, Span};
 use core::cell::UnsafeCell;
 use core::ptr::null_mut;
 use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
@@ -71,6 +71,44 @@ pub(crate) struct Heap {
     /// Slabs of each class this heap holds (available and full lists): picks a new slab's
     /// length (`slab::make`). Owner-only.
     pub(crate) slabs: [u32; NUM_CLASSES],
+    /// The small-heap arena (`arena.rs`): owner-only.
+    pub(crate) arena: Arena,
+}
+
+/// A heap's small-heap arena: its spans, exact bins of deferred frees, the victim block new
+/// requests are carved from, and the large list. The operations and invariants are `arena.rs`'s;
+/// addresses are block headers (0: none), bin entries are payloads.
+pub(crate) struct Arena {
+    pub(crate) bins: [*mut Block; ARENA_BINS],
+    /// Bit `i` is set when bin `i` may be non-empty (a hint: set on every push).
+    pub(crate) bitmap: u64,
+    /// Bytes of the blocks in the bins.
+    pub(crate) binned: usize,
+    pub(crate) victim: usize,
+    pub(crate) large: usize,
+    /// The heap's arena spans (linked through `next`/`prev`), `bytes` of them.
+    pub(crate) spans: *mut Span,
+    pub(crate) bytes: usize,
+    /// The arena reached its limit: small requests whose bin is empty go to slabs.
+    pub(crate) closed: bool,
+}
+
+/// Bins of the arena (`arena::NBINS`: the size classes up to that of a 1040-byte block).
+pub(crate) const ARENA_BINS: usize = 33;
+
+impl Arena {
+    const fn new() -> Arena {
+        Arena {
+            bins: [null_mut(); ARENA_BINS],
+            bitmap: 0,
+            binned: 0,
+            victim: 0,
+            large: 0,
+            spans: null_mut(),
+            bytes: 0,
+            closed: false,
+        }
+    }
 }
 
 impl Heap {
@@ -90,6 +128,7 @@ impl Heap {
             spare_bytes: Counter::new(),
             seen: 0,
             slabs: [0; NUM_CLASSES],
+            arena: Arena::new(),
         }
     }
 }

@@ -86,6 +86,7 @@
 //!   alloc.rs      block allocation: the inlined fast path, one slow path
 //!   large.rs      large spans: alloc, free, resize in place
 //!   lifecycle.rs  a heap's life with its thread: claim at first use, flush, abandon at exit
+//!   arena.rs      the small-heap arena: requests <= 1 KiB share best-fit, coalesced spans while a heap is small
 //!   free.rs       free paths: local, cross-thread (lock-free), delayed (full slabs coming back)
 //!   slab.rs       finding and making slabs for a class; spare slabs
 //!   thread_map.rs thread id -> heap
@@ -111,6 +112,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod alloc;
+mod arena;
 mod chunk_map;
 mod free;
 mod heap;
@@ -133,7 +135,7 @@ extern crate std;
 use core::alloc::{GlobalAlloc, Layout};
 use core::ptr::null_mut;
 use size_class::{class_of, MIN_ALIGN, SLAB_MAX};
-use span::{LARGE, SLAB};
+use span::{ARENA, LARGE, SLAB};
 
 pub use platform::CHUNK;
 #[cfg(any(test, feature = "validate"))]
@@ -149,7 +151,10 @@ pub const MIN_ALIGNMENT: usize = MIN_ALIGN;
 /// The result must be freed with [`free`] (or [`realloc`]) of this crate, once.
 #[inline]
 pub unsafe fn alloc(size: usize, align: usize) -> *mut u8 {
-    if align <= MIN_ALIGN && size <= SLAB_MAX {
+    if align <= MIN_ALIGN && size <= arena::MAX {
+        // SAFETY: a small request.
+        unsafe { alloc::alloc_small(size) }
+    } else if align <= MIN_ALIGN && size <= SLAB_MAX {
         // SAFETY: class_of(size) < NUM_CLASSES for size <= SLAB_MAX.
         unsafe { alloc::alloc_class(class_of(size)) }
     } else {
@@ -167,7 +172,11 @@ pub unsafe fn alloc_zeroed(size: usize, align: usize) -> *mut u8 {
     if align <= MIN_ALIGN && size <= SLAB_MAX {
         // SAFETY: as in `alloc`; the block holds at least `size` bytes.
         unsafe {
-            let p = alloc::alloc_class(class_of(size));
+            let p = if size <= arena::MAX {
+                alloc::alloc_small(size)
+            } else {
+                alloc::alloc_class(class_of(size))
+            };
             if !p.is_null() {
                 core::ptr::write_bytes(p, 0, size);
             }
@@ -219,6 +228,7 @@ pub unsafe fn free(p: *mut u8) {
     unsafe {
         match (*s).kind {
             SLAB => free::free_block(s, p),
+            ARENA => arena::free(s, p),
             LARGE => large::free(s, p),
             _ => free::invalid_free(p),
         }
@@ -241,6 +251,7 @@ pub unsafe fn usable_size(p: *const u8) -> usize {
     unsafe {
         match (*s).kind {
             SLAB => (*s).block_size as usize,
+            ARENA => arena::payload_block_size(p as usize).saturating_sub(arena::HDR),
             LARGE => (*s).end() - p as usize,
             _ => 0,
         }
@@ -269,6 +280,13 @@ pub unsafe fn realloc(p: *mut u8, new_size: usize, align: usize) -> *mut u8 {
             SLAB => {
                 let bs = (*s).block_size as usize;
                 if new_size <= bs && (new_size >= bs / 2 || bs <= 64) {
+                    return p;
+                }
+                bs
+            }
+            ARENA => {
+                let bs = arena::payload_block_size(p as usize).saturating_sub(arena::HDR);
+                if new_size <= bs && (new_size >= bs / 2 || bs <= 64) && align <= MIN_ALIGN {
                     return p;
                 }
                 bs
@@ -313,7 +331,7 @@ pub struct Stats {
     pub peak_committed: usize,
     /// Bytes of metadata: span records, heap records, chunk-map leaves.
     pub metadata: usize,
-    /// Bytes of slabs owned by heaps (including `spare_slabs`).
+    /// Bytes of slabs and small-heap arena spans owned by heaps (including `spare_slabs`).
     pub slabs: usize,
     /// Bytes of empty slabs heaps keep for reuse.
     pub spare_slabs: usize,
@@ -361,6 +379,13 @@ pub fn thread_flush() {
 /// Memory already taken stays. Allocations beyond the cap return null.
 pub fn set_memory_limit(bytes: usize) {
     platform::LIMIT.store(bytes, core::sync::atomic::Ordering::Relaxed);
+}
+
+/// Sets how many bytes of small-heap arena spans one thread's heap may take (default 384 KiB)
+/// before its requests of up to 1 KiB go to size-class slabs; 0 sends every request to slabs.
+/// Applies to arena spans taken from now on (tests of the slab paths, tuning).
+pub fn set_arena_limit(bytes: usize) {
+    arena::set_limit(bytes);
 }
 
 /// The allocator as a Rust global allocator:

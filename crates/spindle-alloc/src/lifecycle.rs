@@ -5,6 +5,7 @@
 //! however many threads come and go. `flush` (also the public `thread_flush`) gives a live
 //! thread's empty slabs back.
 
+use crate::arena;
 use crate::free;
 use crate::heap::{self, Heap};
 use crate::platform;
@@ -45,13 +46,17 @@ pub(crate) fn start_thread() -> *mut Heap {
     h
 }
 
-/// Collects remote frees and returns every empty slab of `h` to the pool.
+/// Collects remote frees, consolidates the arena, and returns every empty slab and wholly free
+/// arena span of `h` to the pool.
 ///
 /// # Safety
 /// Caller owns `h`.
 pub(crate) unsafe fn flush(h: *mut Heap) {
     // SAFETY: we own `h` and its slabs.
     unsafe {
+        if !(*h).arena.spans.is_null() {
+            arena::consolidate(h);
+        }
         free::process_delayed(h);
         let mut empties: *mut Span = (*h).spares;
         (*h).spares = null_mut();

@@ -10,14 +10,14 @@
 //! - a free span of `n` chunks is in bin `bin_of(n)`, and bit `bin_of(n)` of `nonempty` is set iff
 //!   that bin is non-empty;
 //! - `committed == Σ bytes obtained from the platform`; `large_bytes == Σ bytes of LARGE spans`;
-//!   `slab_bytes == Σ bytes of SLAB spans`; `free_bytes == Σ bytes of binned free spans`;
+//!   `slab_bytes == Σ bytes of SLAB and ARENA spans`; `free_bytes == Σ bytes of binned free spans`;
 //!   `meta_bytes == Σ bytes grown for metadata`; so `committed == meta_bytes + slab_bytes +
 //!   large_bytes + free_bytes` (every byte the pool got is in exactly one of them).
 
 use crate::chunk_map;
 use crate::lock::SpinLock;
 use crate::platform::{self, CHUNK, CHUNK_SHIFT, GROW_CHUNKS};
-use crate::span::{Span, FREE, SLAB};
+use crate::span::{Span, ARENA, FREE, SLAB};
 use core::ptr::null_mut;
 
 /// Bytes a metadata area keeps beyond the request: two span records and rounding.
@@ -468,7 +468,7 @@ impl Pool {
             for c in first..first + (*s).chunks as usize {
                 chunk_map::set(c, s);
             }
-            if (*s).kind == SLAB {
+            if (*s).kind == SLAB || (*s).kind == ARENA {
                 self.slab_bytes += (*s).bytes();
             }
         }
@@ -484,7 +484,7 @@ impl Pool {
             for c in first..first + n {
                 chunk_map::set(c, null_mut());
             }
-            if (*s).kind == SLAB {
+            if (*s).kind == SLAB || (*s).kind == ARENA {
                 self.slab_bytes -= (*s).bytes();
             }
             (*s).kind = FREE;

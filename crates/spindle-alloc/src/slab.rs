@@ -72,38 +72,13 @@ unsafe fn make(h: *mut Heap, c: usize) -> *mut Span {
     // SAFETY: we own `h` and its spare slabs.
     let mut s = unsafe { take_spare(h, chunks) };
     if s.is_null() {
-        let mut pool = POOL.lock();
-        // Whatever the pool hands out lies below its top, or in memory this thread grows itself.
-        let top = pool.top();
         // SAFETY: we own `h`.
-        unsafe { heap::ensure_seen(h, top) };
-        s = pool.take_free(chunks as usize);
+        s = unsafe { pool_span(h, chunks, info.first_chunks, SLAB) };
         if s.is_null() {
-            // Before the memory grows, our spares go back (of other lengths, they may coalesce
-            // into what we need): this heap's spares never make the memory grow.
-            // SAFETY: we own `h`'s spares.
-            unsafe { give_spares(h, &mut pool) };
-            s = pool.take_free(chunks as usize);
-            if s.is_null() && chunks > info.first_chunks {
-                // Rather than grow the memory, a shorter slab where one fits.
-                s = pool.take_free(info.first_chunks as usize);
-                if !s.is_null() {
-                    chunks = info.first_chunks;
-                }
-            }
-            if s.is_null() {
-                s = pool.take(chunks as usize, 1);
-            }
-            if s.is_null() {
-                return null_mut();
-            }
+            return null_mut();
         }
-        // SAFETY: fresh record we own; if the pool grew, this thread did.
-        unsafe {
-            heap::saw_own_growth(h, pool.top());
-            (*s).kind = SLAB;
-        }
-        pool.claim(s);
+        // SAFETY: a fresh span we own.
+        chunks = unsafe { (*s).chunks };
     }
     // SAFETY: `s` is ours (fresh from the pool or a spare) until published through the heap lists;
     // no block of it is out, so no other thread touches it.
@@ -124,6 +99,47 @@ unsafe fn make(h: *mut Heap, c: usize) -> *mut Span {
         heap::avail_push_front(h, c, s);
         span::carve(&mut *s);
     }
+    s
+}
+
+/// A span of `chunks` chunks (or `short` chunks, when only that fits a free span) from the pool for
+/// heap `h`, claimed as `kind` (SLAB or ARENA): a free span if one is long enough, else (after
+/// giving `h`'s spares back, which may coalesce into one) the region grows. Null: out of memory.
+///
+/// # Safety
+/// The caller owns `h`.
+#[cold]
+#[inline(never)]
+pub(crate) unsafe fn pool_span(h: *mut Heap, chunks: u32, short: u32, kind: u8) -> *mut Span {
+    let mut pool = POOL.lock();
+    // Whatever the pool hands out lies below its top, or in memory this thread grows itself.
+    let top = pool.top();
+    // SAFETY: we own `h`.
+    unsafe { heap::ensure_seen(h, top) };
+    let mut s = pool.take_free(chunks as usize);
+    if s.is_null() {
+        // Before the memory grows, our spares go back (of other lengths, they may coalesce
+        // into what we need): this heap's spares never make the memory grow.
+        // SAFETY: we own `h`'s spares.
+        unsafe { give_spares(h, &mut pool) };
+        s = pool.take_free(chunks as usize);
+        if s.is_null() && chunks > short {
+            // Rather than grow the memory, a shorter span where one fits.
+            s = pool.take_free(short as usize);
+        }
+        if s.is_null() {
+            s = pool.take(chunks as usize, 1);
+        }
+        if s.is_null() {
+            return null_mut();
+        }
+    }
+    // SAFETY: fresh record we own; if the pool grew, this thread did.
+    unsafe {
+        heap::saw_own_growth(h, pool.top());
+        (*s).kind = kind;
+    }
+    pool.claim(s);
     s
 }
 

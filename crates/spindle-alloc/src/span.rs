@@ -1,10 +1,12 @@
 //! The span: a run of whole chunks, described by a `Span` record kept in metadata (never inside the
 //! span, so slab blocks start on the chunk boundary and large allocations are chunk-aligned).
 //!
-//! A span is in one of three states:
+//! A span is in one of four states:
 //! - `FREE`: in the pool (`pool.rs`), linked in a size bin through `next`/`prev`.
 //! - `SLAB`: owned by one heap, carved into blocks of one size class.
 //! - `LARGE`: one allocation of `chunks` chunks, owned by nobody (freed through the pool).
+//! - `ARENA`: owned by one heap, blocks of any size with headers (`arena.rs`; only `start`,
+//!   `chunks`, `heap`, `thread_free` and the list links are used).
 //!
 //! Slab invariants (owner's view; checked by `validate`):
 //! - `used + |free| + (bump_end - bump) / block_size == capacity`
@@ -24,6 +26,8 @@ use core::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 pub(crate) const FREE: u8 = 0;
 pub(crate) const SLAB: u8 = 1;
 pub(crate) const LARGE: u8 = 2;
+/// Owned by one heap, carved into blocks of any size by its arena (`arena.rs`).
+pub(crate) const ARENA: u8 = 3;
 
 /// Tag bit in `thread_free`: the owner parked this span in its full list and wants to hear about
 /// the next remote free. Blocks are 16-aligned, so the low bits of a block address are free.

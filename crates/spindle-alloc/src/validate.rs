@@ -2,13 +2,14 @@
 //! the invariants written on `Pool`, `chunk_map`, `Span` and `Heap`. Compiled only for tests and
 //! with the `validate` feature (fuzzing, guest tests). Returns the first broken invariant.
 
+use crate::arena;
 use crate::chunk_map;
 use crate::heap::{self, Heap};
 use crate::lifecycle;
 use crate::platform::{self, CHUNK};
 use crate::pool::{bin_index, POOL};
 use crate::size_class::{CLASSES, NUM_CLASSES};
-use crate::span::{Block, Span, FREE, LARGE, NOTIFY, SLAB};
+use crate::span::{Block, Span, ARENA, FREE, LARGE, NOTIFY, SLAB};
 use core::sync::atomic::Ordering;
 
 macro_rules! check {
@@ -58,6 +59,13 @@ pub fn validate_pool() -> Result<(), &'static str> {
                         f = (*f).next;
                     }
                     check!(f == s, "free span not in its bin");
+                }
+                ARENA => {
+                    for c in i..i + n {
+                        check!(chunk_map::get(c) == s, "chunk of an arena span not mapped to it");
+                    }
+                    slab_bytes += n * CHUNK;
+                    check!(!(*s).heap.load(Ordering::Relaxed).is_null(), "arena span without heap");
                 }
                 SLAB | LARGE => {
                     for c in i..i + n {
@@ -147,6 +155,7 @@ pub fn validate_heap() -> Result<(), &'static str> {
             s = (*s).next;
         }
         check!(n == (*h).spare_count, "spare_count != number of spares");
+        arena::check(h)?;
     }
     Ok(())
 }

@@ -17,7 +17,8 @@ fn ok() {
 }
 
 /// Every size class boundary up to 2 KiB and a geometric walk to the largest slab class: blocks
-/// hold the request, are 16-aligned, and round up by at most 1/9 above 128 bytes.
+/// hold the request, are 16-aligned, and round up by at most 1/9 above 128 bytes (counting an
+/// arena block's header).
 fn size_classes() {
     let mut sizes: Vec<usize> = (0..=160).step_by(7).collect();
     let mut s = 160;
@@ -35,7 +36,9 @@ fn size_classes() {
         let u = unsafe { sa::usable_size(p) };
         assert!(u >= n.max(1), "usable_size {u} < {n}");
         if n > 128 {
-            assert!((u - n) * 9 <= u, "class of {n} wastes more than 1/9 ({u})");
+            // A slab block, or an arena block (16 more bytes: its header): a class rounds up by at
+            // most 1/9.
+            assert!((u - n) * 9 <= u + 16, "class of {n} wastes more than 1/9 ({u})");
         }
         // SAFETY: `n` bytes are ours.
         unsafe { fill(p, n, k as u64) };
@@ -208,12 +211,63 @@ fn large() {
     }
 }
 
+/// The small-heap arena: requests of many sizes freed in a shuffled order, so blocks are split,
+/// binned, merged by consolidation and reused by other sizes; contents survive, a flush gives the
+/// wholly free spans back, and the same requests again take no new memory.
+fn arena_merges() {
+    // SAFETY: every pointer is live where used and freed once.
+    unsafe {
+        let round = || {
+            let mut v: Vec<(*mut u8, usize)> =
+                (0..300).map(|i| (i * 37 + 1) % 1025).map(|n| (sa::alloc(n, 16), n)).collect();
+            for (i, &(p, n)) in v.iter().enumerate() {
+                assert!(!p.is_null() && p as usize % 16 == 0);
+                assert!(sa::usable_size(p) >= n);
+                fill(p, n, i as u64);
+            }
+            ok();
+            // Free every third block, refill the holes with other sizes, then free everything.
+            for (i, (p, n)) in v.iter_mut().enumerate().step_by(3) {
+                check(*p, *n, i as u64);
+                sa::free(*p);
+                *n = (*n * 7 + 5) % 1025;
+                *p = sa::alloc(*n, 16);
+                fill(*p, *n, i as u64);
+            }
+            ok();
+            for (i, &(p, n)) in v.iter().enumerate().rev() {
+                check(p, n, i as u64);
+                sa::free(p);
+            }
+            sa::thread_flush();
+            ok();
+        };
+        round();
+        let before = sa::stats().committed;
+        round();
+        assert_eq!(sa::stats().committed, before, "freed arena memory was not reused");
+    }
+}
+
 #[test]
 fn single_thread_logic() {
+    arena_merges();
     size_classes();
     free_lists();
     span_reuse();
     realloc_paths();
     aligned();
     large();
+    // The same with the arena off (every request on slabs), in a new thread (a new heap).
+    sa::set_arena_limit(0);
+    std::thread::spawn(|| {
+        size_classes();
+        free_lists();
+        span_reuse();
+        realloc_paths();
+        aligned();
+        large();
+    })
+    .join()
+    .unwrap();
 }
