@@ -380,10 +380,12 @@ unsafe fn new_span(h: *mut Heap) -> bool {
             return false;
         }
         let chunks = (bytes / CHUNK) as u32;
-        let s = slab::pool_span(h, chunks, chunks, ARENA);
+        // A first-span length where only that fits a free span, rather than grow the memory.
+        let s = slab::pool_span(h, chunks, (FIRST_SPAN_BYTES / CHUNK) as u32, ARENA);
         if s.is_null() {
             return false;
         }
+        let bytes = (*s).bytes();
         (*s).thread_free.store(0, Ordering::Relaxed);
         heap::set_owner(s, h);
         let a = &mut (*h).arena;
