@@ -166,7 +166,12 @@ pub(crate) unsafe fn free(s: *mut Span, p: *mut u8) {
             if *a.bins.get_unchecked(i) == p as *mut Block {
                 crate::free::double_free(p);
             }
-            bin_push_at(a, p as usize - HDR, bs, i);
+            // The header already holds the size and bin: only the link is written.
+            let b = p as *mut Block;
+            (*b).next = *a.bins.get_unchecked(i);
+            *a.bins.get_unchecked_mut(i) = b;
+            a.bitmap |= 1 << i;
+            a.binned += bs;
             (*h).freed.add(bs);
         } else {
             // No NOTIFY on arena spans: nothing more to do.
