@@ -23,8 +23,29 @@ const workerUrl = typeof __SPINDLE_NODE_WORKER__ === 'string'
   : [new URL('../../node-worker.cjs', import.meta.url), new URL('../../node-worker.js', import.meta.url)].find((u) => existsSync(u))!;
 
 // Loaded on first use: only the owner asks whether an fd is a terminal, and node:tty costs a
-// worker 3-5 ms of CPU to load.
+// worker 3-5 ms of CPU to load (node:v8, 0.4-1.1 ms, only a worker that starts workers needs).
 const lazyRequire = createRequire(import.meta.url);
+
+/**
+ * V8 gives an isolate whose old generation may grow to 2 GiB or more "short builtin calls": a
+ * private mapping of the 2 MB of builtins inside its own code range. Those pages are the Node
+ * binary's, shared in memory by every isolate, but counted again in the resident set of every
+ * worker: 1.7 MiB per worker on Node 26, 0.7 MiB on Node 20 (bench/runtime/experiments/
+ * thread-cost.mjs). A worker inherits the main thread's limit (4 GiB on a 24 GiB machine), so
+ * pool workers get an old generation of at most 2047 MiB: plenty for a thread whose JS heap
+ * holds a few WASI objects (the wasm memory is not in it), and never more than the main thread's
+ * own limit, which a smaller one keeps as it is (a worker inherits that too).
+ */
+const SHORT_BUILTINS_MIB = 2048;
+let workerLimits: { maxOldGenerationSizeMb?: number } | undefined;
+function resourceLimits(): { maxOldGenerationSizeMb?: number } {
+  if (!workerLimits) {
+    const { getHeapStatistics } = lazyRequire('node:v8') as typeof import('node:v8');
+    const limitMib = getHeapStatistics().heap_size_limit / 2 ** 20;
+    workerLimits = limitMib < SHORT_BUILTINS_MIB ? {} : { maxOldGenerationSizeMb: SHORT_BUILTINS_MIB - 1 };
+  }
+  return workerLimits;
+}
 
 /**
  * A pool worker never reads process.env (WASI's environment comes in its WorkerInit), so it
@@ -44,7 +65,9 @@ function startWorker(init: WorkerInit, onFailure: (message: string) => void): Wo
   // epoll/eventfd (libuv aborts: the silent SIGABRT of issue 14), and a file still in use by
   // other threads was closed under them.
   const script = init.workerScript ? new URL(init.workerScript) : workerUrl;
-  const w = new Worker(script, { workerData: init, env: SHARE_ENV, stdout: false, stderr: false, trackUnmanagedFds: false });
+  const w = new Worker(script, {
+    workerData: init, env: SHARE_ENV, stdout: false, stderr: false, trackUnmanagedFds: false, resourceLimits: resourceLimits(),
+  });
   if (init.detached) w.unref();
   w.on('error', (e) => onFailure(`worker for slot ${init.slot} failed: ${e instanceof Error ? e.message : String(e)}`));
   w.on('exit', (code) => onFailure(`worker for slot ${init.slot} stopped (exit code ${code}) while the program was running; `
