@@ -11,7 +11,10 @@
  * Configurations: spindle (this runtime, default options), spindle-before (an older checkout's
  * CLI, `--param thread-cost.before=DIR`: the baseline of the ratios), node-workers (the floor:
  * bare worker_threads Workers of an eval'd script in the same shapes, bench/runtime/hosts/
- * bare-workers.mjs), wasmtime 46, native (gcc -O2 -pthread).
+ * bare-workers.mjs), node-workers-limits (the same with the Worker options spindle gives its
+ * pool workers: the floor as low as we found it), wasmtime 46, native (gcc -O2 -pthread); and on
+ * each Node line of `--param thread-cost.lines=26` (tools/node-lines.sh; `none` for none):
+ * spindle-nodeNN, node-workers-nodeNN, node-workers-limits-nodeNN.
  *
  * Every run is a fresh process under GNU time (lib/rusage.mjs): exit = the parent's wall time,
  * cpu = user + system time of the whole process, rss = its peak resident set. Per thread = (value
@@ -35,11 +38,14 @@ export const params = {
   before: 'a built checkout of an older commit (DIR with runtime/dist/cli.js): the spindle-before configuration and the baseline',
   blocked: 'threads of the blocked shape (default 512)',
   chain: 'depth of the chain shape (default 100)',
+  shapes: 'the shapes to run, comma-separated (default blocked,chain): one shape per run keeps a run short',
+  lines: 'other Node lines to run spindle and the floor on, comma-separated majors (default 26; none: only the PATH\'s node)',
 };
 export const notes = [
   'Per thread = (median at N - median at 1) / (N - 1): the fixed costs of a process (Node, compiling the module, the prewarmed pool) cancel out.',
   'spindle and spindle-before run with default options; every configuration is a fresh process under GNU time (cpu = user + system of all its threads, rss = peak resident set).',
-  'node-workers is the floor of a thread on Node: one bare worker_threads Worker per thread (an eval\'d script, no wasm), in the same shape (bench/runtime/hosts/bare-workers.mjs).',
+  'node-workers is the floor of a thread on Node: one bare worker_threads Worker per thread (an eval\'d script, no wasm), in the same shape (bench/runtime/hosts/bare-workers.mjs); node-workers-limits gives each the options spindle\'s pool workers get (an old generation under 2 GiB: V8 then maps no private copy of its builtins per isolate, which the resident set counted again for every worker).',
+  'The -nodeNN configurations run the same commands on another Node line (tools/node-lines.sh).',
   'On a loaded machine wall times stretch with the load (every Node worker start needs CPU); CPU time per thread is the steadier figure. Read them with the load average.',
 ];
 export const charts = [
@@ -70,6 +76,15 @@ function buildGuests(ctx) {
   return out;
 }
 
+/** The other Node lines to run on: [{ major, exe }] (tools/node-lines.sh installs them). */
+function otherLines(ctx) {
+  const param = String(ctx.params?.[`${id}.lines`] ?? '26');
+  const majors = param === 'none' ? [] : param.split(',').filter(Boolean);
+  if (!majors.length) return [];
+  const bins = execFileSync('bash', [join(ctx.repo, 'tools', 'node-lines.sh'), ...majors], { encoding: 'utf8' }).trim().split('\n');
+  return majors.map((major, i) => ({ major, exe: bins[i] }));
+}
+
 /** The older checkout's CLI, or why there is none. */
 function beforeCli(ctx) {
   const dir = ctx.params?.[`${id}.before`];
@@ -94,8 +109,11 @@ export async function run(ctx) {
   const before = beforeCli(ctx);
   const bare = join(ctx.benchDir, 'hosts', 'bare-workers.mjs');
   const sizes = { blocked: Number(ctx.params?.[`${id}.blocked`] ?? 512), chain: Number(ctx.params?.[`${id}.chain`] ?? 100) };
+  const lines = otherLines(ctx);
+  const shapes = String(ctx.params?.[`${id}.shapes`] ?? GUESTS.join(',')).split(',');
+  for (const shape of shapes) if (!GUESTS.includes(shape)) throw new Error(`${id}.shapes: unknown shape ${shape} (known: ${GUESTS.join(', ')})`);
   const rows = [];
-  for (const shape of GUESTS) {
+  for (const shape of shapes) {
     const big = sizes[shape];
     if (!(Number.isInteger(big) && big > 1)) throw new Error(`${id}.${shape} must be a whole number > 1, got ${big}`);
     const spec = { experiment: id, baseline: 'spindle-before', metrics: METRICS, timeoutMs: 600_000 };
@@ -111,6 +129,12 @@ export async function run(ctx) {
       if (before.cli) add('spindle-before', [process.execPath, [before.cli, 'run', guests[shape].wasm, ...args]], `spindle CLI of ${ctx.params[`${id}.before`]}, default options`);
       else missing.push({ config: 'spindle-before', variant, why: before.why });
       add('node-workers', [process.execPath, [bare, shape, ...args]], 'bare worker_threads Workers in the same shape (the floor on Node)', 'bare ');
+      add('node-workers-limits', [process.execPath, [bare, '--limits', shape, ...args]], 'the same with spindle\'s Worker options (old generation < 2 GiB, SHARE_ENV)', 'bare ');
+      for (const { major, exe } of lines) {
+        add(`spindle-node${major}`, [exe, [ctx.spindleCli, 'run', guests[shape].wasm, ...args]], `spindle CLI on Node ${major}, default options`);
+        add(`node-workers-node${major}`, [exe, [bare, shape, ...args]], `bare Workers on Node ${major}`, 'bare ');
+        add(`node-workers-limits-node${major}`, [exe, [bare, '--limits', shape, ...args]], `bare Workers on Node ${major} with spindle's Worker options`, 'bare ');
+      }
       if (ctx.wasmtime.exe) add('wasmtime-46', wasmtimeCommand(ctx.wasmtime.exe, guests[shape].wasm, args), 'wasmtime 46.0.1, -W threads=y,shared-memory=y -S threads=y');
       else missing.push({ config: 'wasmtime-46', variant, why: ctx.wasmtime.unavailable });
       add('native', [guests[shape].native, args], 'gcc -O2 -pthread');
@@ -144,17 +168,29 @@ function perThreadRows(rows, shape, big) {
   return out;
 }
 
-/** Issue 17 item 4: per thread beyond the pool at most half of the older runtime's time and memory. */
+/**
+ * Issue 17 item 4: per thread beyond the pool at most half of the older runtime's time and memory;
+ * and how close spindle comes to the floor (bare Workers with spindle's options) on each line.
+ */
 export function goals(rows) {
   const get = (shape, config, metric) => rows.find((r) => r.variant === `${shape} per thread` && r.config === config && r.metric === metric);
+  const fmt = (r, unit) => (r?.ok ? `${r.median.toFixed(2)} ${unit}` : 'not measured');
   const out = [];
-  for (const shape of GUESTS) {
+  for (const shape of GUESTS.filter((g) => rows.some((r) => r.variant === `${g} per thread`))) {
     for (const [metric, what, unit] of [['exit', 'time', 'ms'], ['cpu', 'CPU time', 'ms'], ['rss', 'memory', 'MiB']]) {
-      const now = get(shape, 'spindle', metric), old = get(shape, 'spindle-before', metric), floor = get(shape, 'node-workers', metric);
-      if (!now?.ok || !old?.ok) { out.push(`${shape}, ${what} per thread <= 0.5x the older runtime: NOT MEASURED`); continue; }
+      const now = get(shape, 'spindle', metric), old = get(shape, 'spindle-before', metric);
+      const floor = get(shape, 'node-workers', metric), best = get(shape, 'node-workers-limits', metric);
+      const floors = `floor, a bare Node worker: ${fmt(floor, unit)}, with spindle's options: ${fmt(best, unit)}`;
+      if (!now?.ok || !old?.ok) { out.push(`${shape}, ${what} per thread <= 0.5x the older runtime: NOT MEASURED (${floors})`); continue; }
       const r = now.median / old.median;
-      out.push(`${shape}, ${what} per thread <= 0.5x the older runtime: ${r <= 0.5 ? 'MET' : 'NOT MET'} (${now.median.toFixed(2)} vs ${old.median.toFixed(2)} ${unit}, ${r.toFixed(2)}x`
-        + (floor?.ok ? `; floor, a bare Node worker: ${floor.median.toFixed(2)} ${unit})` : ')'));
+      out.push(`${shape}, ${what} per thread <= 0.5x the older runtime: ${r <= 0.5 ? 'MET' : 'NOT MET'} (${now.median.toFixed(2)} vs ${old.median.toFixed(2)} ${unit}, ${r.toFixed(2)}x; ${floors})`);
+    }
+    const lines = [...new Set(rows.map((r) => /^spindle-node(\d+)$/.exec(r.config)?.[1]).filter(Boolean))];
+    for (const [suffix, label] of [['', 'PATH node'], ...lines.map((m) => [`-node${m}`, `Node ${m}`])]) {
+      for (const [metric, what, unit] of [['cpu', 'CPU time', 'ms'], ['rss', 'memory', 'MiB']]) {
+        const sp = get(shape, `spindle${suffix}`, metric), fl = get(shape, `node-workers-limits${suffix}`, metric);
+        if (sp?.ok && fl?.ok) out.push(`${shape}, ${label}: spindle's ${what} per thread / the floor's: ${(sp.median / fl.median).toFixed(2)} (${fmt(sp, unit)} vs ${fmt(fl, unit)})`);
+      }
     }
   }
   return out;

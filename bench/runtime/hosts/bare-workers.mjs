@@ -9,11 +9,15 @@
  *                                     the last has started; then released and awaited
  *   node bare-workers.mjs chain D     worker k starts worker k+1 and blocks until it ends (the
  *                                     nested start works while its parent blocks), to depth D
+ *   --limits (first argument)         every worker gets the options spindle's pool workers get
+ *                                     (runtime/src/platform/node/index.ts): an old generation of
+ *                                     at most 2047 MiB, under V8's 2 GiB threshold for short
+ *                                     builtin calls (no private remap of the builtins), SHARE_ENV
  *
  * Prints `bare blocked threads=N joined=N elapsed_ms=F` or `bare chain depth=D reached=D
  * elapsed_ms=F` (from the first Worker constructor to the end of the last worker).
  */
-import { Worker } from 'node:worker_threads';
+import { SHARE_ENV, Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 
 // Words: 0 started (blocked) / reached depth (chain), 1 released (blocked).
@@ -27,12 +31,13 @@ const BLOCKED = `
 
 // Each link waits for its child's end word, as pthread_join waits for the thread's exit.
 const CHAIN = `
-  const { Worker, workerData: w } = require('node:worker_threads');
+  const { Worker, SHARE_ENV, workerData: w } = require('node:worker_threads');
   const words = new Int32Array(w.buf);
   Atomics.store(words, 0, w.k);
   if (w.k < w.depth) {
     const done = new Int32Array(new SharedArrayBuffer(4));
-    new Worker(w.script, { eval: true, workerData: { ...w, k: w.k + 1, done: done.buffer } });
+    const options = w.limits ? { env: SHARE_ENV, resourceLimits: w.limits } : {};
+    new Worker(w.script, { eval: true, ...options, workerData: { ...w, k: w.k + 1, done: done.buffer } });
     while (Atomics.load(done, 0) === 0) Atomics.wait(done, 0, 0);
   }
   const mine = new Int32Array(w.done);
@@ -40,12 +45,15 @@ const CHAIN = `
   Atomics.notify(mine, 0);
 `;
 
+// Options of every Worker (set from --limits below; the chain's workers pass them on).
+let options = {};
+
 const exited = (worker) => new Promise((resolve, reject) => { worker.on('exit', resolve); worker.on('error', reject); });
 
 async function blocked(n) {
   const words = new Int32Array(new SharedArrayBuffer(8));
   const t0 = performance.now();
-  const workers = Array.from({ length: n }, () => new Worker(BLOCKED, { eval: true, workerData: { buf: words.buffer } }));
+  const workers = Array.from({ length: n }, () => new Worker(BLOCKED, { eval: true, ...options, workerData: { buf: words.buffer } }));
   const ends = workers.map(exited);
   // The main thread only waits asynchronously: its event loop must stay free for the workers' start.
   while (Atomics.load(words, 0) < n) await Atomics.waitAsync(words, 0, Atomics.load(words, 0)).value;
@@ -61,7 +69,8 @@ async function chain(depth) {
   const words = new Int32Array(new SharedArrayBuffer(4));
   const done = new Int32Array(new SharedArrayBuffer(4));
   const t0 = performance.now();
-  const first = new Worker(CHAIN, { eval: true, workerData: { buf: words.buffer, done: done.buffer, k: 1, depth, script: CHAIN } });
+  const limits = options.resourceLimits ?? null;
+  const first = new Worker(CHAIN, { eval: true, ...options, workerData: { buf: words.buffer, done: done.buffer, k: 1, depth, script: CHAIN, limits } });
   await exited(first);
   while (Atomics.load(done, 0) === 0) await Atomics.waitAsync(done, 0, 0).value;
   const reached = Atomics.load(words, 0);
@@ -69,10 +78,15 @@ async function chain(depth) {
   return reached === depth ? 0 : 1;
 }
 
-const [shape, count] = process.argv.slice(2);
+const argv = process.argv.slice(2);
+if (argv[0] === '--limits') {
+  argv.shift();
+  options = { env: SHARE_ENV, resourceLimits: { maxOldGenerationSizeMb: 2047 } };
+}
+const [shape, count] = argv;
 const n = Number(count);
 if (!['blocked', 'chain'].includes(shape) || !Number.isInteger(n) || n < 1) {
-  process.stderr.write('usage: node bare-workers.mjs blocked N | chain D   (N, D >= 1)\n');
+  process.stderr.write('usage: node bare-workers.mjs [--limits] blocked N | chain D   (N, D >= 1)\n');
   process.exit(2);
 }
 process.exitCode = await (shape === 'blocked' ? blocked(n) : chain(n));
