@@ -21,6 +21,7 @@ import * as spawnLatency from '../runtime/experiments/spawn-latency.mjs';
 import * as firstOutput from '../runtime/experiments/first-output.mjs';
 import * as optimizingTier from '../runtime/experiments/optimizing-tier.mjs';
 import * as threadCost from '../runtime/experiments/thread-cost.mjs';
+import * as workerFloor from '../runtime/experiments/worker-floor.mjs';
 import * as poolAhead from '../runtime/experiments/pool-ahead.mjs';
 import * as poolAheadBrowser from '../runtime/experiments/pool-ahead-browser.mjs';
 import * as browser from '../browser/experiment.mjs';
@@ -53,6 +54,7 @@ export async function loadRegistry() {
     { ...poolAhead, source: 'bench/runtime/experiments/pool-ahead.mjs' },
     { ...poolAheadBrowser, source: 'bench/runtime/experiments/pool-ahead-browser.mjs' },
     { ...threadCost, source: 'bench/runtime/experiments/thread-cost.mjs' },
+    { ...workerFloor, source: 'bench/runtime/experiments/worker-floor.mjs' },
     { ...nodeLines, source: 'bench/hosts/node-lines.mjs' },
     { ...largeModule, source: 'bench/hosts/large-module.mjs' },
     { ...hostdir, source: 'bench/hostdir/experiment.mjs' },

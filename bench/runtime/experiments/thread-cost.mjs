@@ -77,8 +77,8 @@ function buildGuests(ctx) {
 }
 
 /** The other Node lines to run on: [{ major, exe }] (tools/node-lines.sh installs them). */
-function otherLines(ctx) {
-  const param = String(ctx.params?.[`${id}.lines`] ?? '26');
+export function otherLines(ctx, experiment = id) {
+  const param = String(ctx.params?.[`${experiment}.lines`] ?? '26');
   const majors = param === 'none' ? [] : param.split(',').filter(Boolean);
   if (!majors.length) return [];
   const bins = execFileSync('bash', [join(ctx.repo, 'tools', 'node-lines.sh'), ...majors], { encoding: 'utf8' }).trim().split('\n');
@@ -94,7 +94,7 @@ function beforeCli(ctx) {
 }
 
 /** Checks one run's output line and returns its figures with the run's rusage. */
-function checker(shape, n, usage, prefix = '') {
+export function checker(shape, n, usage, prefix = '') {
   return (r) => {
     const f = parseLine(r.stdout, `${prefix}${shape} `);
     if (shape === 'blocked' && (Number(f.threads) !== n || Number(f.joined) !== n)) throw new Error(`expected ${n} threads joined: ${r.stdout.trim()}`);
@@ -148,12 +148,12 @@ export async function run(ctx) {
 }
 
 /** Rows of the per-thread cost: (value at N - value at 1) / (N - 1), min and median of each. */
-function perThreadRows(rows, shape, big) {
+export function perThreadRows(rows, shape, big, metrics = ['exit', 'cpu', 'rss']) {
   const unit = shape === 'chain' ? 'D' : 'N';
   const at = (config, metric, n) => rows.find((r) => r.variant === `${shape} ${unit}=${n}` && r.config === config && r.metric === metric);
   const out = [];
   for (const config of [...new Set(rows.filter((r) => r.variant.startsWith(`${shape} `)).map((r) => r.config))]) {
-    for (const metric of ['exit', 'cpu', 'rss']) {
+    for (const metric of metrics) {
       const hi = at(config, metric, big), lo = at(config, metric, 1);
       const ok = Boolean(hi?.ok && lo?.ok);
       const per = (a, b) => (a - b) / (big - 1);

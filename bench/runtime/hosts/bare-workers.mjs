@@ -13,12 +13,16 @@
  *                                     (runtime/src/platform/node/index.ts): an old generation of
  *                                     at most 2047 MiB, under V8's 2 GiB threshold for short
  *                                     builtin calls (no private remap of the builtins), SHARE_ENV
+ *   --options JSON (first argument)   these Worker options instead ("env": "SHARE_ENV" for it)
  *
- * Prints `bare blocked threads=N joined=N elapsed_ms=F` or `bare chain depth=D reached=D
- * elapsed_ms=F` (from the first Worker constructor to the end of the last worker).
+ * Prints `bare blocked threads=N joined=N elapsed_ms=F anon_kb=A rss_kb=R` or `bare chain
+ * depth=D reached=D elapsed_ms=F` (from the first Worker constructor to the end of the last
+ * worker; A and R: the process's anonymous and resident memory while all N workers are alive,
+ * from /proc/self/smaps_rollup, -1 without it).
  */
 import { SHARE_ENV, Worker } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
+import { readFileSync } from 'node:fs';
 
 // Words: 0 started (blocked) / reached depth (chain), 1 released (blocked).
 const BLOCKED = `
@@ -57,12 +61,21 @@ async function blocked(n) {
   const ends = workers.map(exited);
   // The main thread only waits asynchronously: its event loop must stay free for the workers' start.
   while (Atomics.load(words, 0) < n) await Atomics.waitAsync(words, 0, Atomics.load(words, 0)).value;
+  const peak = memoryNow();
   Atomics.store(words, 1, 1);
   Atomics.notify(words, 1);
   const codes = await Promise.all(ends);
   const joined = codes.filter((c) => c === 0).length;
-  process.stdout.write(`bare blocked threads=${n} joined=${joined} elapsed_ms=${(performance.now() - t0).toFixed(3)}\n`);
+  process.stdout.write(`bare blocked threads=${n} joined=${joined} elapsed_ms=${(performance.now() - t0).toFixed(3)} anon_kb=${peak.anon} rss_kb=${peak.rss}\n`);
   return joined === n ? 0 : 1;
+}
+
+/** The process's anonymous and resident memory in KiB (Linux), -1 where it cannot be read. */
+function memoryNow() {
+  let text = '';
+  try { text = readFileSync('/proc/self/smaps_rollup', 'utf8'); } catch { /* not Linux */ }
+  const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? -1);
+  return { anon: field('Anonymous'), rss: field('Rss') };
 }
 
 async function chain(depth) {
@@ -82,6 +95,10 @@ const argv = process.argv.slice(2);
 if (argv[0] === '--limits') {
   argv.shift();
   options = { env: SHARE_ENV, resourceLimits: { maxOldGenerationSizeMb: 2047 } };
+} else if (argv[0] === '--options') {
+  argv.shift();
+  options = JSON.parse(argv.shift());
+  if (options.env === 'SHARE_ENV') options.env = SHARE_ENV;
 }
 const [shape, count] = argv;
 const n = Number(count);
