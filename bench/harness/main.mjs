@@ -19,7 +19,7 @@
  * params (the --param settings, keyed 'experiment.key'; each experiment declares its settings in
  * its `params` export: key -> one-line description), log(message).
  */
-import { cpSync, existsSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { availableParallelism, loadavg } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -122,7 +122,12 @@ async function prepare(selected, opts, log) {
     ctx.cleanup = () => rmSync(snapshot, { recursive: true, force: true });
     rmSync(snapshot, { recursive: true, force: true });
     cpSync(dirname(cli), snapshot, { recursive: true });
-    ctx.spindleCli = join(snapshot, 'cli.js');
+    // What users run: the package's "bin" (dist/cli.cjs, the CommonJS bundle). The snapshot's
+    // package.json keeps dist's ES modules (bench.js, the cli.js shim) modules: without one,
+    // Node would first try each as CommonJS.
+    const runtimePackage = JSON.parse(readFileSync(join(repo, 'runtime', 'package.json'), 'utf8'));
+    writeFileSync(join(snapshot, 'package.json'), JSON.stringify({ type: runtimePackage.type }));
+    ctx.spindleCli = join(snapshot, relative('dist', runtimePackage.bin.spindle));
     try {
       ctx.programs = buildPrograms(repo, WORK, log);
     } catch (e) {

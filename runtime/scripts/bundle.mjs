@@ -1,38 +1,54 @@
-// Bundles the two Node entry points that start-up time depends on, after `tsc` (dist/ must exist):
-//   dist/cli.js           the `spindle` command, rewritten as one file (was: ~30 ES modules)
+// Bundles the Node entry points that start-up time depends on, after `tsc` (dist/ must exist):
+//   dist/cli.cjs          the `spindle` command (package.json "bin"), one CommonJS file (was: ~30
+//                         ES modules); dist/cli.js, what `node runtime/dist/cli.js` runs, becomes a
+//                         three-line ES module that requires it
 //   dist/node-worker.cjs  the pool worker for Node (src/node-worker.ts), one CommonJS file
 //                         (dist/worker.js stays for browsers)
-// Loading one file instead of ~30 modules saves ~30 ms per process and per worker; a worker that
-// loads CommonJS also skips Node's ES module loader (~8 ms of CPU per worker, ~0.5 MB). The
-// bundles find the Node worker through __SPINDLE_NODE_WORKER__ (see src/platform/node/index.ts);
-// inside the CommonJS bundle `import.meta.url` is the bundle's own file: URL.
+// Loading one file instead of ~30 modules saves ~30 ms per process and per worker. CommonJS rather
+// than one ES module: Node's ES module loader costs a process ~5 ms of CPU before the first line
+// runs (reading package.json for "type", an asynchronous read through node:fs/promises and its
+// streams, linking), and ~5 ms more where no package.json says "type": "module" (Node 20.19+
+// first compiles the file as CommonJS, fails, then as a module). Measured on Node 20, 2 cores,
+// 12-15 runs, CPU time (user+sys) of `--version`: node -e 0 53 ms, the ES module bundle 63-64 ms
+// (69 without a package.json beside it), the CommonJS bundle 57-58 ms. A worker that loads
+// CommonJS also skips the ES module loader (~8 ms of CPU per worker, ~0.5 MB). The bundles find
+// the Node worker through __SPINDLE_NODE_WORKER__ (see src/platform/node/index.ts); inside a
+// CommonJS bundle `import.meta.url` is the bundle's own file: URL.
 // Also copies the memory-FS module (build/fs-module/spindle-fs.wasm, from tools/build-fs-module.sh)
 // to dist/spindle-fs.wasm, where src/fs/memfs.ts finds it (__SPINDLE_FS_WASM__ in the bundles).
 import { build } from 'esbuild';
-import { copyFileSync, existsSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const common = {
   bundle: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
   logLevel: 'warning',
-  define: { __SPINDLE_NODE_WORKER__: '"./node-worker.cjs"', __SPINDLE_FS_WASM__: '"./spindle-fs.wasm"' },
+  define: { __SPINDLE_NODE_WORKER__: '"./node-worker.cjs"', __SPINDLE_FS_WASM__: '"./spindle-fs.wasm"', 'import.meta.url': '__spindle_import_meta_url' },
+  // "use strict" first: esbuild's own directive would come after the banner and not count.
+  banner: { js: '"use strict";\nconst __spindle_import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
   // cli.ts's shebang line is kept by esbuild.
 };
 
-// The subcommands other than `run` stay their own modules (dist/bench.js, serve.js, check.js, from
-// tsc), imported when named: bundled, their Node built-ins (node:http, node:child_process) would
-// load at every start of a program (~10 ms of CPU, a third of hello's start-up over plain node).
-await build({ ...common, entryPoints: ['dist/cli.js'], outfile: 'dist/cli.js', allowOverwrite: true, external: ['./bench.js', './serve.js', './check.js'] });
-await build({
-  ...common,
-  format: 'cjs',
-  entryPoints: ['dist/node-worker.js'],
-  outfile: 'dist/node-worker.cjs',
-  define: { ...common.define, 'import.meta.url': '__spindle_import_meta_url' },
-  banner: { js: 'const __spindle_import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
-});
+// The subcommands other than `run` stay their own ES modules (dist/bench.js, serve.js, check.js,
+// from tsc), imported when named (esbuild keeps those import() calls): bundled, their Node
+// built-ins (node:http, node:child_process) would load at every start of a program (~10 ms of
+// CPU, a third of hello's start-up over plain node).
+const SHIM_MARK = '// The spindle command is dist/cli.cjs';
+if (readFileSync('dist/cli.js', 'utf8').includes(SHIM_MARK)) {
+  throw new Error('dist/cli.js is the shim this script wrote, not tsc\'s output: run `npm run build` (tsc first)');
+}
+await build({ ...common, entryPoints: ['dist/cli.js'], outfile: 'dist/cli.cjs', external: ['./bench.js', './serve.js', './check.js'] });
+chmodSync('dist/cli.cjs', 0o755);
+// What `node runtime/dist/cli.js` runs (README, tests, bench): the CommonJS bundle, through
+// require (an ES module that imported it would make Node scan the whole bundle for its exports).
+writeFileSync('dist/cli.js', `#!/usr/bin/env node
+${SHIM_MARK} (scripts/bundle.mjs says why); this file runs it.
+import { createRequire } from 'node:module';
+createRequire(import.meta.url)('./cli.cjs');
+`);
+await build({ ...common, entryPoints: ['dist/node-worker.js'], outfile: 'dist/node-worker.cjs' });
 
 const fsModule = new URL('../../build/fs-module/spindle-fs.wasm', import.meta.url);
 if (existsSync(fsModule)) {
