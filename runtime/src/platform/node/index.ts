@@ -4,10 +4,10 @@
  * fd I/O with node:fs, and host directories for the runtime filesystem (`hostFs`). It never
  * changes V8's flags (compile-policy.ts says why).
  */
-import { SHARE_ENV, Worker } from 'node:worker_threads';
+import type * as WorkerThreads from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { existsSync, readSync, writeSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import type * as FsPromises from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { Platform, WorkerHandle } from '../types.js';
 import type { WorkerInit } from '../../protocol.js';
@@ -23,7 +23,10 @@ const workerUrl = typeof __SPINDLE_NODE_WORKER__ === 'string'
   : [new URL('../../node-worker.cjs', import.meta.url), new URL('../../node-worker.js', import.meta.url)].find((u) => existsSync(u))!;
 
 // Loaded on first use: only the owner asks whether an fd is a terminal, and node:tty costs a
-// worker 3-5 ms of CPU to load (node:v8, 0.4-1.1 ms, only a worker that starts workers needs).
+// worker 3-5 ms of CPU to load (node:v8, 0.4-1.1 ms, only a worker that starts workers needs);
+// node:worker_threads (with the streams it loads, ~4 ms of CPU) only when a program starts a
+// worker: a single-threaded program on the calling thread never does; node:fs/promises (its
+// streams: ~2 ms) only for a file the CLI did not read itself.
 const lazyRequire = createRequire(import.meta.url);
 
 /**
@@ -65,8 +68,9 @@ function startWorker(init: WorkerInit, onFailure: (message: string) => void): Wo
   // epoll/eventfd (libuv aborts: the silent SIGABRT of issue 14), and a file still in use by
   // other threads was closed under them.
   const script = init.workerScript ? new URL(init.workerScript) : workerUrl;
-  const w = new Worker(script, {
-    workerData: init, env: SHARE_ENV, stdout: false, stderr: false, trackUnmanagedFds: false, resourceLimits: resourceLimits(),
+  const threads = lazyRequire('node:worker_threads') as typeof WorkerThreads;
+  const w = new threads.Worker(script, {
+    workerData: init, env: threads.SHARE_ENV, stdout: false, stderr: false, trackUnmanagedFds: false, resourceLimits: resourceLimits(),
   });
   if (init.detached) w.unref();
   w.on('error', (e) => onFailure(`worker for slot ${init.slot} failed: ${e instanceof Error ? e.message : String(e)}`));
@@ -126,7 +130,7 @@ export const nodePlatform: Platform = {
   hostFs: nodeHostFs,
   cpuCount: () => availableParallelism(),
   startWorker,
-  readFile: async (path) => new Uint8Array(await readFile(path)),
+  readFile: async (path) => new Uint8Array(await (lazyRequire('node:fs/promises') as typeof FsPromises).readFile(path)),
   isatty: (fd) => (lazyRequire('node:tty') as typeof import('node:tty')).isatty(fd),
   writeFd,
   readFd,
