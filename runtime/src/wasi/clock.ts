@@ -49,8 +49,17 @@ const nodeProcess: NodeProcessLike | undefined = (() => {
     : undefined;
 })();
 
-/** This thread's `performance.timeOrigin`, a constant read once: its getter costs more than now(). */
-const timeOrigin = performance.timeOrigin;
+/**
+ * This thread's `performance.timeOrigin`, a constant read once, at the first wall-clock reading
+ * (its getter costs more than now()). Not at load: in Node the first touch of `performance` loads
+ * node:perf_hooks (~2 ms of CPU), which a program that never reads the wall clock need not pay.
+ */
+let timeOrigin: number | undefined;
+
+/** Wall-clock milliseconds since the Unix epoch, sub-millisecond. */
+function wallMs(): number {
+  return (timeOrigin ??= performance.timeOrigin) + performance.now();
+}
 
 /** Milliseconds (a double) to whole nanoseconds without losing the sub-millisecond part. */
 function msToNs(ms: number): bigint {
@@ -63,12 +72,12 @@ function msToNs(ms: number): bigint {
  * magnitude (~2^60), finer than the source (performance.now() is microsecond-grained or coarser).
  */
 function realtimeNs(): number {
-  return Math.round((timeOrigin + performance.now()) * 1e6);
+  return Math.round(wallMs() * 1e6);
 }
 
 /** Wall-clock time in ns since the Unix epoch. */
 export function realtimeNow(): bigint {
-  return msToNs(timeOrigin + performance.now());
+  return msToNs(wallMs());
 }
 
 /** Browsers: the highest MONOTONIC reading of any thread of the program (see the module note). */
