@@ -130,7 +130,9 @@ function count(flag: string, s: string): number {
  * (/proc/self/cmdline, Linux), an argument that is not UTF-8 is refused, as wasmtime refuses it.
  */
 function checkUtf8Argv(count: number): void {
-  if (count <= 0) return;
+  // Node puts U+FFFD in place of every invalid sequence: without one, the bytes were UTF-8
+  // (a checked U+FFFD given as such passes below), and the read and decode (~2 ms) are skipped.
+  if (count <= 0 || !process.argv.slice(-count).some((a) => a.includes('\uFFFD'))) return;
   let raw: Buffer;
   try {
     raw = readFileSync('/proc/self/cmdline');
@@ -191,12 +193,17 @@ async function runProgram({ program: path, options, tiers, dirs }: Parsed): Prom
       finished(); // the child's status will be this process's
       return await relaunch(flags, baseName(path));
     }
-    const [{ createProgram, load }, { parseDir }, { readModuleSource }, { nodePlatform }] = await Promise.all([
-      import('./index.js'), import('./fs/program-fs.js'), import('./load.js'), import('./platform/node/index.js')]);
+    const [{ createProgram, load }, { parseDir }, { readModuleSource, loadProgramSync }, { nodePlatform }, { isWasiImport }, { cachedGuardThreads }] = await Promise.all([
+      import('./index.js'), import('./fs/program-fs.js'), import('./load.js'), import('./platform/node/index.js'),
+      import('./known-imports.js'), import('./platform/node/guard-cache.js')]);
     options.dirs = dirs.map(([spec, readOnly]): HostDirOption => parseDir(spec, readOnly));
     const source = bytes ? { bytes, name: baseName(path) } : await readModuleSource(path, nodePlatform.readFile);
     name = source.name;
-    const program = await load(source, options);
+    // What load() does, compiled synchronously for a small module: no timer and no task hop
+    // before the first output (the CLI has nothing else to do meanwhile).
+    const program = source.bytes && source.bytes.length <= SYNC_COMPILE_MAX
+      ? loadProgramSync(source.bytes, isWasiImport, undefined, 'command', source.name, cachedGuardThreads)
+      : await load(source, options);
     // A program that cannot spawn threads gains nothing from a worker: run it right here (no
     // worker to boot; the CLI's main thread has nothing else to do). Threaded programs keep
     // _start on a worker, where an exit from any thread can always end the program.
@@ -211,6 +218,12 @@ async function runProgram({ program: path, options, tiers, dirs }: Parsed): Prom
     throw e;
   }
 }
+
+/**
+ * Modules up to this size compile with `new WebAssembly.Module` on the CLI's thread (V8 still
+ * spreads the work over its background threads); larger ones with WebAssembly.compile.
+ */
+const SYNC_COMPILE_MAX = 1 << 20;
 
 /** The bytes of a program given as a local path, or undefined (a URL, or a file that cannot be
  * read: the runtime's loader then reads it or says why not). */

@@ -164,5 +164,9 @@ describe("issue 14's smaller findings", () => {
     const ok = await runProcess(process.execPath, [cliPath, 'run', guestC('args_env'), 'é']);
     assert.equal(ok.status, 0, describeLabel(ok));
     assert.match(ok.stdout, /argv\[1\]=é \(2 bytes\)/);
+    // U+FFFD itself, given in UTF-8 (the CLI reads the raw bytes only when an argument holds one).
+    const fffd = await runProcess(process.execPath, [cliPath, 'run', guestC('args_env'), '\uFFFD']);
+    assert.equal(fffd.status, 0, describeLabel(fffd));
+    assert.match(fffd.stdout, /argv\[1\]=\uFFFD \(3 bytes\)/);
   });
 });
