@@ -1,7 +1,11 @@
 // Bundles the Node entry points that start-up time depends on, after `tsc` (dist/ must exist):
-//   dist/cli.cjs          the `spindle` command (package.json "bin"), one CommonJS file (was: ~30
-//                         ES modules); dist/cli.js, what `node runtime/dist/cli.js` runs, becomes a
-//                         three-line ES module that requires it
+//   dist/cli-bundle.cjs   the CLI (src/cli.ts) and the runtime, one CommonJS file (was: ~30 ES
+//                         modules)
+//   dist/cli.cjs          the `spindle` command (package.json "bin", src/cli-start.ts): runs
+//                         cli-bundle.cjs with V8's code cache of it kept across runs (cli-start.ts
+//                         says why and how; it gets the bundle's content hash from here)
+//   dist/cli.js           what `node runtime/dist/cli.js` runs: a three-line ES module that
+//                         requires dist/cli.cjs
 //   dist/node-worker.cjs  the pool worker for Node (src/node-worker.ts), one CommonJS file
 //                         (dist/worker.js stays for browsers)
 // Loading one file instead of ~30 modules saves ~30 ms per process and per worker. CommonJS rather
@@ -17,6 +21,7 @@
 // Also copies the memory-FS module (build/fs-module/spindle-fs.wasm, from tools/build-fs-module.sh)
 // to dist/spindle-fs.wasm, where src/fs/memfs.ts finds it (__SPINDLE_FS_WASM__ in the bundles).
 import { build } from 'esbuild';
+import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const common = {
@@ -28,21 +33,36 @@ const common = {
   define: { __SPINDLE_NODE_WORKER__: '"./node-worker.cjs"', __SPINDLE_FS_WASM__: '"./spindle-fs.wasm"', 'import.meta.url': '__spindle_import_meta_url' },
   // "use strict" first: esbuild's own directive would come after the banner and not count.
   banner: { js: '"use strict";\nconst __spindle_import_meta_url = require("node:url").pathToFileURL(__filename).href;' },
-  // cli.ts's shebang line is kept by esbuild.
 };
 
-// The subcommands other than `run` stay their own ES modules (dist/bench.js, serve.js, check.js,
-// from tsc), imported when named (esbuild keeps those import() calls): bundled, their Node
-// built-ins (node:http, node:child_process) would load at every start of a program (~10 ms of
-// CPU, a third of hello's start-up over plain node).
 const SHIM_MARK = '// The spindle command is dist/cli.cjs';
 if (readFileSync('dist/cli.js', 'utf8').includes(SHIM_MARK)) {
   throw new Error('dist/cli.js is the shim this script wrote, not tsc\'s output: run `npm run build` (tsc first)');
 }
-await build({ ...common, entryPoints: ['dist/cli.js'], outfile: 'dist/cli.cjs', external: ['./bench.js', './serve.js', './check.js'] });
+const CLI_BUNDLE = 'cli-bundle.cjs';
+await build({ ...common, entryPoints: ['dist/cli.js'], outfile: `dist/${CLI_BUNDLE}` });
+// cli-start.ts runs the bundle inside a function (Node's CommonJS wrapper), where a #! line
+// cannot stand: esbuild keeps cli.ts's. (cli-start.ts's own is kept in dist/cli.cjs.)
+const cliBundle = readFileSync(`dist/${CLI_BUNDLE}`, 'utf8').replace(/^#![^\n]*\n/, '');
+writeFileSync(`dist/${CLI_BUNDLE}`, cliBundle);
+// The subcommands other than `run` stay their own ES modules (dist/bench.js, serve.js, check.js,
+// from tsc), which cli-start.ts imports when named (esbuild keeps those import() calls): bundled,
+// their Node built-ins (node:http, node:child_process) would load at every start of a program
+// (~10 ms of CPU, a third of hello's start-up over plain node).
+await build({
+  ...common,
+  entryPoints: ['dist/cli-start.js'],
+  outfile: 'dist/cli.cjs',
+  external: ['./bench.js', './serve.js', './check.js'],
+  define: {
+    ...common.define,
+    __SPINDLE_CLI_BUNDLE__: JSON.stringify(CLI_BUNDLE),
+    __SPINDLE_CLI_BUILD__: JSON.stringify(createHash('sha256').update(cliBundle).digest('hex').slice(0, 16)),
+  },
+});
 chmodSync('dist/cli.cjs', 0o755);
-// What `node runtime/dist/cli.js` runs (README, tests, bench): the CommonJS bundle, through
-// require (an ES module that imported it would make Node scan the whole bundle for its exports).
+// What `node runtime/dist/cli.js` runs (README, tests, bench): the command, through require (an
+// ES module that imported it would make Node scan it for its exports).
 writeFileSync('dist/cli.js', `#!/usr/bin/env node
 ${SHIM_MARK} (scripts/bundle.mjs says why); this file runs it.
 import { createRequire } from 'node:module';

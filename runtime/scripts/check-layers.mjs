@@ -29,7 +29,7 @@ export const LAYERS = [
   ['thread.ts', 'load.ts', 'program.ts', 'pool.ts', 'pool-worker.ts'], // the core
   ['worker.ts', 'node-worker.ts', 'index.ts', 'browser.ts', 'check.ts'], // entries: the worker script, the APIs
   ['napi/'], // the napi host (spindle/napi): emnapi on top of the core; the only importer of packages
-  ['cli.ts', 'serve.ts', 'bench.ts', 'relaunch.ts'], // the command line
+  ['cli.ts', 'cli-start.ts', 'serve.ts', 'bench.ts', 'relaunch.ts'], // the command line
 ];
 
 /** Files that may name `node:` modules besides platform/node/. */
@@ -38,6 +38,7 @@ const NODE_OK = new Map([
   ['node-worker.ts', 'the Node pool worker script'],
   ['pool-worker.ts', 'boots a pool worker for an embedder\'s worker script (dynamic import, Node branch only)'],
   ['cli.ts', 'the command line is Node only'],
+  ['cli-start.ts', 'the command\'s first file (code cache of the CLI bundle) is Node only'],
   ['relaunch.ts', 'the CLI starting Node again with V8 flags is Node only'],
   ['serve.ts', 'the local server is Node only'],
   ['bench.ts', 'the bench command is Node only'],

@@ -155,16 +155,8 @@ function fail(message: string, status: number): never {
   process.exit(status);
 }
 
+/** `spindle run` (and help, version); cli-start.ts runs the other subcommands itself. */
 async function main(): Promise<void> {
-  if (process.argv[2] === 'check') {
-    const { checkCommand } = await import('./check.js');
-    process.exit(await checkCommand(process.argv.slice(3), (s) => writeSync(1, s)));
-  }
-  if (process.argv[2] === 'bench') return (await import('./bench.js')).benchCommand(process.argv.slice(3), fail);
-  if (process.argv[2] === 'serve') {
-    const { serveCommand } = await import('./serve.js');
-    return serveCommand(process.argv.slice(3), (s) => writeSync(1, s), fail);
-  }
   let parsed;
   try {
     checkUtf8Argv(process.argv.length - 2);

@@ -15,16 +15,17 @@
  * and written again. The cache only saves time: any I/O error means "compute it" and is never
  * reported. Only modules of CACHE_MIN_BYTES or more are cached (smaller ones rewrite in a few ms).
  *
- * Directory: $SPINDLE_CACHE_DIR, else $XDG_CACHE_HOME/spindle, else ~/.cache/spindle (as
- * wasmtime keeps its compile cache); SPINDLE_CACHE_DIR=none turns the cache off.
+ * Directory: cache-dir.ts (`thread-guards/` in it); SPINDLE_CACHE_DIR=none turns the cache off.
  */
 import type { createHash as CreateHash } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GUARD_VERSION, guardThreads, type GuardResult } from '../../thread-guards.js';
+import { cacheDir, writeEntryAtomic } from './cache-dir.js';
+
+export { cacheDir };
 
 // node:crypto is loaded only when a module is large enough to be cached: importing it costs every
 // start of the CLI a few ms of CPU.
@@ -32,14 +33,6 @@ const lazyRequire = createRequire(import.meta.url);
 
 /** Modules smaller than this are rewritten every time (1 MiB: ~35 ms of CPU at most). */
 export const CACHE_MIN_BYTES = 1 << 20;
-
-/** The cache directory the environment names, or undefined when it is turned off. */
-export function cacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const given = env.SPINDLE_CACHE_DIR;
-  if (given === 'none') return undefined;
-  if (given) return given;
-  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'spindle');
-}
 
 /** What made the rewrite: a rebuilt runtime (another size or time of this file) is another key. */
 const maker = ((): string => {
@@ -90,12 +83,5 @@ function writeEntry(file: string, r: GuardResult): void {
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const length = Buffer.alloc(4);
   length.writeUInt32LE(json.length, 0);
-  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  try {
-    mkdirSync(join(file, '..'), { recursive: true });
-    writeFileSync(tmp, Buffer.concat([length, json, module]));
-    renameSync(tmp, file);
-  } catch {
-    try { unlinkSync(tmp); } catch { /* never written */ }
-  }
+  writeEntryAtomic(file, [length, json, module]);
 }

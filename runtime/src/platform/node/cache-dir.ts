@@ -1,0 +1,37 @@
+/**
+ * spindle's cache directory in Node, shared by what it keeps across runs: the thread-guard
+ * rewrites of large modules (guard-cache.ts, `thread-guards/`) and V8's code cache of the CLI
+ * (cli-start.ts, `cli/`).
+ *
+ * Directory: $SPINDLE_CACHE_DIR, else $XDG_CACHE_HOME/spindle, else ~/.cache/spindle (as
+ * wasmtime keeps its compile cache); SPINDLE_CACHE_DIR=none turns every cache off.
+ *
+ * Invariant: an entry is written under a temporary name and renamed, so a reader never sees a
+ * partial one. A cache only saves time: any I/O error means "do without" and is never reported.
+ * Loaded by the CLI's first file: imports nothing but Node built-ins the CLI loads anyway.
+ */
+import { mkdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+/** The cache directory the environment names, or undefined when it is turned off. */
+export function cacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const given = env.SPINDLE_CACHE_DIR;
+  if (given === 'none') return undefined;
+  if (given) return given;
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'spindle');
+}
+
+/** Writes `file` whole or not at all (its directory made first); false if that failed. */
+export function writeEntryAtomic(file: string, data: Uint8Array | readonly Uint8Array[]): boolean {
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(tmp, data instanceof Uint8Array ? data : Buffer.concat(data));
+    renameSync(tmp, file);
+    return true;
+  } catch {
+    try { unlinkSync(tmp); } catch { /* never written */ }
+    return false;
+  }
+}
