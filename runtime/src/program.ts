@@ -72,14 +72,20 @@ export class Program {
   private stopStdin: (() => void) | undefined;
   private stdio: ThreadStdio | undefined;
   private exitPromise: Promise<number> | undefined;
+  /** Whether fd 0, 1, 2 is the host's terminal: found out when first needed (`isTty`). */
+  private readonly ttys: (boolean | undefined)[] = [];
 
   private readonly platform: Platform;
 
   constructor(private readonly program: LoadedProgram, private readonly options: RunOptions, platform: Platform) {
     // Every worker started on this thread (the pool, and in calling-thread mode the workers the
     // program's own spawns add) is remembered so the exit can terminate it. Workers started by
-    // other workers are their children and end with them.
-    this.platform = { ...platform, startWorker: (init, onFailure) => this.track(platform.startWorker(init, onFailure)) };
+    // other workers are their children and end with them. A worker gets the stdio answers in
+    // its WorkerInit; this thread asks them when first needed (ownerStdio).
+    this.platform = {
+      ...platform,
+      startWorker: (init, onFailure) => this.track(platform.startWorker({ ...init, stdioTty: [0, 1, 2].map((fd) => this.isTty(fd)) }, onFailure)),
+    };
     const maxThreads = checkCount('maxThreads', options.maxThreads ?? DEFAULT_MAX_THREADS, 1);
     // Once the pool has had to grow, the owner keeps one idle worker per core ahead (pool.ts).
     this.ctl = Control.create(maxThreads + 1, program.usesThreads ? platform.cpuCount() : 0);
@@ -98,11 +104,7 @@ export class Program {
       stdout: route(this.sinks[0]),
       stderr: route(this.sinks[1]),
       stdin: this.stdin?.buffer ?? 'fd',
-      stdioTty: [
-        (options.stdin ?? 'inherit') === 'inherit' && platform.isatty(0),
-        this.sinks[0] === 'inherit' && platform.isatty(1),
-        this.sinks[1] === 'inherit' && platform.isatty(2),
-      ],
+      stdioTty: [], // filled in for each worker (this.platform.startWorker)
       args: [options.argv0 ?? program.name, ...(options.args ?? [])],
       env: envList(options.env),
       fs: null, // set by run() when the program has a filesystem
@@ -226,8 +228,19 @@ export class Program {
     if (!this.stdio) {
       this.stdio = new ThreadStdio(this.init, this.platform);
       this.stdio.drainInline = () => this.drainOutput();
+      this.stdio.ttyOf = (fd) => this.isTty(fd);
     }
     return this.stdio;
+  }
+
+  /**
+   * Whether the program's fd 0, 1 or 2 is the host's terminal (only when it inherits the host's
+   * stream), asked of the platform once, when first needed: in Node the answer can load node:tty
+   * (~2 ms of CPU), which a program that never asks (and never starts a worker) does not pay.
+   */
+  private isTty(fd: number): boolean {
+    const inherits = fd === 0 ? (this.options.stdin ?? 'inherit') === 'inherit' : this.sinks[fd - 1] === 'inherit';
+    return (this.ttys[fd] ??= inherits && this.platform.isatty(fd));
   }
 
   private track(worker: WorkerHandle): WorkerHandle {

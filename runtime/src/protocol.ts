@@ -26,7 +26,10 @@ export interface WorkerInit {
   stderr: StreamRoute;
   /** A StdinPipe's buffer; 'fd' (calling-thread mode only): read the host's fd 0 directly. */
   stdin: 'fd' | SharedArrayBuffer;
-  /** Which of fds 0-2 are the host's terminal (they then report CHARACTER_DEVICE, like wasmtime). */
+  /**
+   * Which of fds 0-2 are the host's terminal (they then report CHARACTER_DEVICE, like wasmtime).
+   * Filled in by the owner for each worker it starts; the owner's own thread asks when needed.
+   */
   stdioTty: boolean[];
   args: string[];
   env: string[];

@@ -28,6 +28,11 @@ export class ThreadStdio {
   private readonly input: StdinPipe | null;
   /** Set on the main thread: the ring is drained in place instead of waiting for it. */
   drainInline: (() => void) | undefined;
+  /**
+   * Set by the owner (program.ts): whether fd 0, 1 or 2 is the host's terminal, asked at an fd's
+   * first fdstat. Elsewhere the answers come in the WorkerInit (`stdioTty`).
+   */
+  ttyOf: ((fd: number) => boolean) | undefined;
 
   constructor(private readonly init: WorkerInit, private readonly platform: Platform) {
     this.ctl = new Control(init.control);
@@ -144,10 +149,11 @@ export class ThreadFactory {
     this.host = new Host(memory, init.args, init.env, stdio, ctl);
     // With a filesystem, one fd table for all threads (fs/shared-fd-table.ts); without, each
     // instance keeps its own stdio table.
-    const fds = init.fs ? threadFdTable(init.fs, this.host, init.stdioTty, platform.hostFs, (f) => { this.host.exitFlush = f; }) : undefined;
+    const tty = stdio.ttyOf ?? init.stdioTty;
+    const fds = init.fs ? threadFdTable(init.fs, this.host, tty, platform.hostFs, (f) => { this.host.exitFlush = f; }) : undefined;
     this.imports = {
       // Like wasmtime: stdio is a character device only when it really is a terminal.
-      wasi_snapshot_preview1: wasiPreview1(this.host, { stdioIsTty: init.stdioTty, fds }),
+      wasi_snapshot_preview1: wasiPreview1(this.host, { stdioIsTty: tty, fds }),
       wasi: { 'thread-spawn': (arg: number) => spawnThread(init, platform, ctl, stdio, arg) },
     };
     if (init.opfs) this.imports.spindle_opfs = opfsImports(init.opfs, () => this.host.memory);

@@ -1,9 +1,10 @@
 // The CLI: `node dist/cli.js run [--env K=V]... [--threads N] [--max-threads N] [--] prog.wasm [args...]`,
 // run as a child process with a timeout (a hang fails the test instead of hanging CI).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { after, describe, test } from 'node:test';
 import {
-  assertNoJsStack, assertOneLineError, exitGuard, expectRun, fnv1a32, guest, lines, runCli, runCliAsync, SIXTEEN_THREADS_OUTPUT,
+  assertNoJsStack, assertOneLineError, cliPath, exitGuard, expectRun, fnv1a32, guest, lines, runCli, runCliAsync, SIXTEEN_THREADS_OUTPUT,
 } from './helpers.mjs';
 
 exitGuard(after);
@@ -177,6 +178,29 @@ describe('CLI: output', () => {
       }
     }
   });
+});
+
+describe('CLI: stdio terminals (isatty, the filetype of fds 0-2)', () => {
+  // `script` (util-linux) runs the command with a pseudo-terminal as its stdin, stdout and stderr.
+  const underPty = (command) => spawnSync('script', ['-qec', command, '/dev/null'], { encoding: 'utf8', timeout: 120_000 });
+  const shell = (args) => [process.execPath, cliPath, 'run', c('isatty'), ...args].map((a) => `'${a}'`).join(' ');
+
+  for (const mode of [[], ['thread']]) {
+    const where = mode.length ? 'asked from a pthread (_start on a worker)' : 'asked by _start on the calling thread';
+    test(`pipes are not terminals, ${where}`, () => {
+      const r = runCli(['run', c('isatty'), ...mode]);
+      expectRun(r, { code: 0, stdout: 'isatty 0=0 1=0 2=0\n' });
+    });
+
+    test(`a terminal is one, /dev/null is not, ${where}`, () => {
+      let r = underPty(shell(mode));
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout.replace(/\r/g, ''), 'isatty 0=1 1=1 2=1\n');
+      r = underPty(`${shell(mode)} </dev/null 2>/dev/null`);
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.stdout.replace(/\r/g, ''), 'isatty 0=0 1=1 2=0\n');
+    });
+  }
 });
 
 describe('CLI: usage errors (one line, exit 2, no stack trace)', () => {

@@ -118,6 +118,21 @@ test('stdioIsTty: false reports UNKNOWN filetype (wasmtime for a non-tty)', () =
   assert.equal(w.u8(500), C.FILETYPE_UNKNOWN);
 });
 
+test('stdioIsTty as a function: asked once per fd, at its first fdstat or filestat, never before', () => {
+  const asked = [];
+  const w = makeWasi({ wasiOptions: { stdioIsTty: (fd) => { asked.push(fd); return fd === 2; } } });
+  assert.deepEqual(asked, [], 'asked before any fd was looked at');
+  assert.equal(w.wasi.fd_write(1, 100, 0, 200), C.ERRNO_SUCCESS);
+  assert.deepEqual(asked, [], 'a write needs no answer');
+  for (const fd of [1, 1, 2, 2]) {
+    assert.equal(w.wasi.fd_fdstat_get(fd, 500), C.ERRNO_SUCCESS);
+    assert.equal(w.u8(500), fd === 2 ? C.FILETYPE_CHARACTER_DEVICE : C.FILETYPE_UNKNOWN);
+  }
+  assert.equal(w.wasi.fd_filestat_get(0, 600), C.ERRNO_SUCCESS);
+  assert.equal(w.u8(616), C.FILETYPE_UNKNOWN);
+  assert.deepEqual(asked, [1, 2, 0]);
+});
+
 test('fd_filestat_get on stdio: zeros except the filetype', () => {
   const w = makeWasi();
   w.put(600, new Uint8Array(64).fill(0xff));

@@ -14,7 +14,7 @@
  */
 import type { WasiHost } from '../wasi/host.js';
 import type { Descriptor, FdTable } from '../wasi/fd-table.js';
-import { stdioDescriptors } from '../wasi/stdio.js';
+import { stdioDescriptors, type StdioTty } from '../wasi/stdio.js';
 import { memFsThread, type MemFsInit, type MemFsThread } from './memfs.js';
 import { FILETYPE_DIRECTORY } from '../wasi/constants.js';
 import type { HostFsDriver, MountSpec } from './drivers.js';
@@ -45,7 +45,7 @@ export function hostDirEntryFor(osFd: number, path: string, mount: number, preop
  * exit flush the thread must run before it publishes the program's exit (thread.ts).
  */
 export function threadFdTable(
-  init: FsInit, host: WasiHost, stdioTty: readonly boolean[], hostFs: HostFsDriver | undefined,
+  init: FsInit, host: WasiHost, stdioTty: StdioTty, hostFs: HostFsDriver | undefined,
   onExit?: (flush: () => void) => void,
 ): FdTable {
   const table = new SharedFdTable(init.table);

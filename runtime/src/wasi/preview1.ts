@@ -34,11 +34,11 @@ import { pollFunctions } from './poll.js';
 import { procExit, procFunctions } from './proc.js';
 import { randomFunctions } from './random.js';
 import { sockFunctions } from './sock.js';
-import { stdioDescriptors } from './stdio.js';
+import { stdioDescriptors, type StdioTty } from './stdio.js';
 
 export type { Descriptor, Directory, Fdstat, Filestat, FdTable } from './fd-table.js';
 export { DescriptorBase, LocalFdTable } from './fd-table.js';
-export { OutputDescriptor, StdinDescriptor, stdioDescriptors } from './stdio.js';
+export { OutputDescriptor, StdinDescriptor, stdioDescriptors, type StdioTty } from './stdio.js';
 
 /** Every function of wasi_snapshot_preview1, in the spec's order. */
 export const WASI_PREVIEW1_FUNCTIONS = [
@@ -65,9 +65,9 @@ export interface WasiPreview1Options {
   readonly fds?: FdTable;
   /**
    * Whether fds 0-2 report as a terminal (CHARACTER_DEVICE, so isatty() is true): one answer for
-   * all three, or one per fd. Default true.
+   * all three, one per fd, or a function asked at an fd's first fdstat/filestat. Default true.
    */
-  readonly stdioIsTty?: boolean | readonly boolean[];
+  readonly stdioIsTty?: StdioTty;
   /** Told about exceptions the guard turned into EIO (bugs). Default: console.error. */
   readonly onUnexpectedError?: (fn: string, error: unknown) => void;
 }

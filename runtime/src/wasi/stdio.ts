@@ -8,7 +8,8 @@
  * except the filetype.
  *
  * Filetype: wasmtime reports CHARACTER_DEVICE when the host fd is a terminal and UNKNOWN otherwise.
- * The host contract does not say, so the caller decides (`tty`, default true). wasi-libc's isatty()
+ * The host contract does not say, so the caller decides (`tty`, default true; a function is asked
+ * at the first fdstat or filestat of that fd, as finding out can cost the host). wasi-libc's isatty()
  * is true exactly for CHARACTER_DEVICE without FD_SEEK/FD_TELL rights, and a tty makes C stdio
  * line-buffer stdout, so output shows up line by line (like a native program in a terminal).
  *
@@ -29,28 +30,40 @@ import type { Descriptor, Fdstat, Filestat } from './fd-table.js';
 import { DescriptorBase } from './fd-table.js';
 import type { WasiHost } from './host.js';
 
+/** Whether fds 0-2 are terminals: one answer for all, one per fd, or a function asked per fd when needed. */
+export type StdioTty = boolean | readonly boolean[] | ((fd: number) => boolean);
+
+/** The filetype a stdio fd reports, found out at its first use. */
+class StdioFiletype {
+  private value: number | undefined;
+  constructor(private readonly tty: () => boolean) {}
+  get(): number {
+    return (this.value ??= this.tty() ? FILETYPE_CHARACTER_DEVICE : FILETYPE_UNKNOWN);
+  }
+}
+
 function stdioFilestat(filetype: number): Filestat {
   return { dev: 0n, ino: 0n, filetype, nlink: 0n, size: 0n, atim: 0n, mtim: 0n, ctim: 0n };
 }
 
 /** fd 0: reads come from `host.readStdin`. */
 export class StdinDescriptor extends DescriptorBase {
-  private readonly filetype: number;
+  private readonly filetype: StdioFiletype;
 
   constructor(
     private readonly host: WasiHost,
-    tty: boolean,
+    tty: boolean | (() => boolean),
   ) {
     super();
-    this.filetype = tty ? FILETYPE_CHARACTER_DEVICE : FILETYPE_UNKNOWN;
+    this.filetype = new StdioFiletype(typeof tty === 'function' ? tty : () => tty);
   }
 
   fdstat(): Fdstat {
     const rights = RIGHTS_FD_READ;
-    return { filetype: this.filetype, flags: 0, rightsBase: rights, rightsInheriting: rights };
+    return { filetype: this.filetype.get(), flags: 0, rightsBase: rights, rightsInheriting: rights };
   }
   filestat(): Filestat {
-    return stdioFilestat(this.filetype);
+    return stdioFilestat(this.filetype.get());
   }
   override read(max: number): Uint8Array {
     if (max === 0) return new Uint8Array(0);
@@ -75,23 +88,23 @@ export class StdinDescriptor extends DescriptorBase {
 
 /** fd 1 or 2: each write is one `host.writeOutput` call. */
 export class OutputDescriptor extends DescriptorBase {
-  private readonly filetype: number;
+  private readonly filetype: StdioFiletype;
 
   constructor(
     private readonly host: WasiHost,
     private readonly sink: 1 | 2,
-    tty: boolean,
+    tty: boolean | (() => boolean),
   ) {
     super();
-    this.filetype = tty ? FILETYPE_CHARACTER_DEVICE : FILETYPE_UNKNOWN;
+    this.filetype = new StdioFiletype(typeof tty === 'function' ? tty : () => tty);
   }
 
   fdstat(): Fdstat {
     const rights = RIGHTS_FD_WRITE;
-    return { filetype: this.filetype, flags: 0, rightsBase: rights, rightsInheriting: rights };
+    return { filetype: this.filetype.get(), flags: 0, rightsBase: rights, rightsInheriting: rights };
   }
   filestat(): Filestat {
-    return stdioFilestat(this.filetype);
+    return stdioFilestat(this.filetype.get());
   }
   override write(bytes: Uint8Array): number {
     if (bytes.length > 0) check(this.host.writeOutput(this.sink, bytes));
@@ -111,9 +124,9 @@ export class OutputDescriptor extends DescriptorBase {
   }
 }
 
-/** The three stdio descriptors, in fd order. `tty[fd]` says which of them report a terminal. */
-export function stdioDescriptors(host: WasiHost, tty: boolean | readonly boolean[] = true): Descriptor[] {
-  const isTty = (fd: number) => (typeof tty === 'boolean' ? tty : tty[fd] ?? false);
+/** The three stdio descriptors, in fd order. `tty` says which of them report a terminal. */
+export function stdioDescriptors(host: WasiHost, tty: StdioTty = true): Descriptor[] {
+  const isTty = (fd: number) => (): boolean => (typeof tty === 'boolean' ? tty : typeof tty === 'function' ? tty(fd) : tty[fd] ?? false);
   return [
     new StdinDescriptor(host, isTty(0)),
     new OutputDescriptor(host, 1, isTty(1)),
