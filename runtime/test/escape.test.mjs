@@ -1,6 +1,7 @@
 // The escape suite (tests/escape, issue 14): C programs that attack the confinement of a host
 // directory (a stale directory fd after rename + symlink, a racing symlink swap, every path call
-// through a swapped directory, fd close/reuse races across threads, read-only mounts), each as an
+// through a swapped directory, fd close/reuse races across threads, read-only mounts, a directory
+// cache swapped under it), each as an
 // unmodified WASI program and linked with the in-program FS (whose host preopens are forwarded to
 // the host), run on spindle under every Node line the test command installed
 // (SPINDLE_TEST_NODES, colon-separated; the Node running this file always) and on wasmtime 46
@@ -25,6 +26,7 @@ const PROGRAMS = [
   ['race_swap', ['20000']],
   ['close_race', ['3000']],
   ['fd_chaos', ['20000']],
+  ['cache_swap', ['20000']],
 ];
 
 function program(name) {

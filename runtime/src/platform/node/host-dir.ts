@@ -31,11 +31,15 @@ import { childPathIn, setTimes } from './host-times.js';
 import { DIR_INHERITING, hostDirEntryFor } from '../../fs/runtime-fs.js';
 import { DIR_FLAGS, dirItself, inDir, PROC_FD, sys, walk, type DirRef, type Named, type Resolved } from './host-path.js';
 import { HOST_FILE, type SharedFdTable } from '../../fs/shared-fd-table.js';
+import { DirCache } from './host-dir-cache.js';
 
 const WRITE_RIGHTS = RIGHTS_FD_WRITE | RIGHTS_FD_DATASYNC | RIGHTS_FD_ALLOCATE | RIGHTS_FD_FILESTAT_SET_SIZE;
 const follows = (lookupflags: number): boolean => (lookupflags & LOOKUPFLAGS_SYMLINK_FOLLOW) !== 0;
 
 export class HostDirectory implements Directory {
+  /** This thread's cache of directories below this one (host-dir-cache.ts). */
+  private readonly cache = PROC_FD ? new DirCache() : undefined;
+
   constructor(
     private readonly table: SharedFdTable,
     private readonly fd: number,
@@ -52,7 +56,7 @@ export class HostDirectory implements Directory {
   private at<T>(path: string, follow: boolean, f: (r: Resolved, root: DirRef) => T): T {
     return pinned(this.table, this.fd, this.gen, (os) => {
       const root = { fd: os, path: this.path };
-      return walk(root, path, follow, (r) => f(r, root));
+      return walk(root, path, follow, (r) => f(r, root), this.cache);
     });
   }
   /** The entry `path` names, as a name in a parent (mkdir, unlink, ... never act on "." or ".."). */

@@ -286,8 +286,10 @@ export class HostDir extends DescriptorBase {
     // wasmtime: ENOTSUP for a directory that is not a preopen (EBADF for other fds).
     return p > 0 ? encoder.encode(this.mounts[p - 1]!.guest) : fail(ERRNO_NOTSUP);
   }
+  /** Made once per descriptor: it holds this thread's directory cache of the fd (host-dir-cache.ts). */
+  private directoryOps: Directory | undefined;
   override asDirectory(): Directory {
-    return this.directory(this.table, this.fd, this.gen, this.path, this.table.field(this.fd, MOUNT));
+    return this.directoryOps ??= this.directory(this.table, this.fd, this.gen, this.path, this.table.field(this.fd, MOUNT));
   }
   override readReady(): boolean { return true; }
   override writeReady(): boolean { return true; }

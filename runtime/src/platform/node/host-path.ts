@@ -23,6 +23,11 @@
  *   - each intermediate directory is opened (O_DIRECTORY | O_NOFOLLOW) from the one before, with
  *     no lstat first (ENOTDIR: a symlink, read and spliced, or a file), and the walk continues
  *     from that fd; `..` closes it and goes back to the previous one;
+ *   - with a directory cache (host-dir-cache.ts: per thread, PROC_FD only) the walk starts at the
+ *     deepest cached directory among the path's leading plain names that validates now (the
+ *     kernel's path of its fd is the root's + the prefix), and keeps the directories it enters
+ *     by plain names for the next lookups; a ".." or a symlink that would climb above a cached
+ *     start sends the walk back to the root;
  *   - the last component is followed only when asked (lookupflags SYMLINK_FOLLOW, or a trailing
  *     slash); callers then act on `(parent fd, name)` with calls that do not follow it;
  *   - a guest path of PATH_MAX (4096) bytes or more is ENAMETOOLONG, as Linux answers; the host's
@@ -33,13 +38,15 @@
  * program gives cannot lead out, but a directory renamed or a component swapped for a symlink by a
  * concurrent thread or process between the check and the call can (README: host table).
  *
- * Every node:fs error goes through `sys` (the one mapping, platform/node/errno.ts). Thread rules:
- * none; the fds opened on the way belong to the calling thread's `walk` and are closed by it.
+ * Every node:fs error goes through `sys` (the one mapping, platform/node/errno.ts), with no stack
+ * captured (`quiet`). Thread rules: none; the fds opened on the way belong to the calling thread's
+ * `walk` and are closed by it, or given to (and back to) this thread's cache.
  */
 import { closeSync, existsSync, fstatSync, lstatSync, openSync, readlinkSync, constants, type BigIntStats } from 'node:fs';
 import { ERRNO_INVAL, ERRNO_LOOP, ERRNO_NAMETOOLONG, ERRNO_NOENT, ERRNO_NOTDIR, ERRNO_PERM } from '../../wasi/constants.js';
 import { fail, WasiErrno } from '../../wasi/errno.js';
 import { errnoOfNodeError } from './errno.js';
+import { release, type CachedDir, type DirCache } from './host-dir-cache.js';
 
 export const MAX_SYMLINKS = 40;
 /** Linux's PATH_MAX: a guest path this long or longer is ENAMETOOLONG. */
@@ -54,10 +61,29 @@ export const PROC_FD = process.platform === 'linux' && existsSync('/proc/self/fd
 /** O_DIRECTORY | O_NOFOLLOW, read-only: how every directory handle is opened. */
 export const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 
+/**
+ * Whether `Error.stackTraceLimit` can be set around node:fs calls: their errors become errnos and
+ * their stacks are never read, and capturing one walks the program's wasm frames (the costliest
+ * part of a failed lookup in a deep program such as rolldown's binding).
+ */
+const QUIET = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable === true;
+
+/** Runs `f`, a node:fs call that may fail, with no stack captured for its error. */
+export function quiet<T>(f: () => T): T {
+  if (!QUIET) return f();
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return f();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 /** Runs a node:fs call; a Node error becomes the WASI errno of its code. */
 export function sys<T>(f: () => T): T {
   try {
-    return f();
+    return quiet(f);
   } catch (e) {
     if (e instanceof WasiErrno) throw e;
     return fail(errnoOfNodeError(e));
@@ -109,47 +135,126 @@ export function statOf(dir: DirRef, name: string | null): BigIntStats | undefine
  * directories opened on the way are still open. `follow`: follow a symlink in the last component.
  * Fails with EPERM on an escape, ENOENT/ENOTDIR on a missing or non-directory intermediate
  * component, ELOOP past MAX_SYMLINKS, ENAMETOOLONG for a path of PATH_MAX bytes or more.
+ * `cache` (with PROC_FD): this thread's directory cache of `root` (host-dir-cache.ts): the walk
+ * starts at the deepest cached directory of the path that validates, and caches those it enters.
  */
-export function walk<T>(root: DirRef, path: string, follow: boolean, f: (r: Resolved) => T): T {
+export function walk<T>(root: DirRef, path: string, follow: boolean, f: (r: Resolved) => T, cache?: DirCache): T {
   if (path === '') fail(ERRNO_NOENT);
   if (path.includes('\0')) fail(ERRNO_INVAL);
   if (path.length >= PATH_MAX / 3 && Buffer.byteLength(path) >= PATH_MAX) fail(ERRNO_NAMETOOLONG);
   if (path.startsWith('/')) fail(ERRNO_PERM);
   const opened: Entered[] = [];
   try {
-    return f(resolveFrom(root, path, follow, opened));
+    if (cache !== undefined && PROC_FD) {
+      const r = resolveCached(root, path, follow, opened, cache);
+      if (r !== RESTART) return f(r);
+      leave(opened);
+    }
+    const r = resolveFrom(root, path, follow, opened, cache === undefined || !PROC_FD ? undefined : { cache, key: '', fromCache: false });
+    if (r === RESTART) throw new Error('spindle: internal error: a walk from the root asked for a restart');
+    return f(r);
   } finally {
-    for (const e of opened) if (e.dir.fd >= 0) closeSync(e.dir.fd);
+    leave(opened);
   }
 }
 
-/** A directory entered below the root: its handle and its name in the directory before it. */
+/** A directory entered below the root: its handle, its name in the directory before it, its cache entry. */
 interface Entered {
   readonly dir: DirRef;
   readonly name: string;
+  readonly cached?: CachedDir;
+}
+
+/** Closes (or gives back to the cache) every directory of `opened`, and empties it. */
+function leave(opened: Entered[]): void {
+  for (const e of opened) exit(e);
+  opened.length = 0;
+}
+
+function exit(e: Entered): void {
+  if (e.cached !== undefined) release(e.cached);
+  else if (e.dir.fd >= 0) closeSync(e.dir.fd);
+}
+
+/** What resolveFrom answers when a walk that started at a cached directory must start at the root. */
+const RESTART = Symbol('restart');
+
+/** How a walk uses the cache: where it started (`key`: that directory's prefix, '' for the root). */
+interface CacheUse {
+  readonly cache: DirCache;
+  readonly key: string;
+  /** Started at a cached directory: climbing above it or naming it needs the root (RESTART). */
+  readonly fromCache: boolean;
+}
+
+/**
+ * The walk from the deepest cached directory among the path's leading plain names (never the
+ * last name, never with a ".." after it) that validates now; RESTART when there is none or the
+ * rest of the path climbs above it.
+ */
+function resolveCached(root: DirRef, path: string, follow: boolean, opened: Entered[], cache: DirCache): Resolved | typeof RESTART {
+  // The common case first: plain names only ("src/app/main.ts"), the directory of the last one cached.
+  const slash = path.lastIndexOf('/');
+  if (slash > 0 && !DOTS_OR_EMPTY.test(path)) {
+    const hit = cache.take(root.fd, path.slice(0, slash));
+    if (hit !== undefined) return fromCached(hit, path.slice(0, slash), path.slice(slash + 1), follow, opened, cache);
+  }
+  const parts = path.split('/');
+  let lastNamed = parts.length - 1;
+  while (lastNamed >= 0 && (parts[lastNamed] === '' || parts[lastNamed] === '.')) lastNamed--;
+  let k = 0;
+  while (k < lastNamed && parts[k] !== '' && parts[k] !== '.' && parts[k] !== '..') k++;
+  if (k === 0 || parts.includes('..', k)) return RESTART;
+  for (; k > 0; k--) {
+    const key = parts.slice(0, k).join('/');
+    const hit = cache.take(root.fd, key);
+    if (hit !== undefined) return fromCached(hit, key, parts.slice(k).join('/'), follow, opened, cache);
+  }
+  return RESTART;
+}
+
+/** An empty, "." or ".." component anywhere in a path. */
+const DOTS_OR_EMPTY = /(^|\/)\.{0,2}(\/|$)/;
+
+/** The walk of `rest` from `hit`, the cached directory `key` (taken: `opened` gives it back). */
+function fromCached(hit: CachedDir, key: string, rest: string, follow: boolean, opened: Entered[], cache: DirCache): Resolved | typeof RESTART {
+  const base: DirRef = { fd: hit.fd, path: '' };
+  opened.push({ dir: base, name: key.slice(key.lastIndexOf('/') + 1), cached: hit });
+  // The rest is walked from the cached directory; `opened` keeps it open (and counted) first.
+  const stack: Entered[] = [];
+  try {
+    return resolveFrom(base, rest, follow, stack, { cache, key, fromCache: true });
+  } finally {
+    opened.push(...stack);
+  }
 }
 
 /** Only "" and "." left: the component just read is the last one that names something. */
 const onlyDots = (pending: readonly string[]): boolean => pending.every((p) => p === '' || p === '.');
 
-function resolveFrom(root: DirRef, path: string, follow: boolean, stack: Entered[]): Resolved {
+function resolveFrom(root: DirRef, path: string, follow: boolean, stack: Entered[], use: CacheUse | undefined): Resolved | typeof RESTART {
   const trailingSlash = path.endsWith('/');
   const pending = path.split('/').reverse();
   const top = (): DirRef => stack.length ? stack[stack.length - 1]!.dir : root;
   let links = 0;
+  /** The guest prefix of the top directory while the walk went down by plain names only, else undefined. */
+  let key = use?.key;
   /** Splices a symlink's target into the components still to walk. */
   const splice = (target: string): void => {
     if (++links > MAX_SYMLINKS) fail(ERRNO_LOOP);
     if (target.startsWith('/')) fail(ERRNO_PERM);
     if (target === '') fail(ERRNO_NOENT);
     pending.push(...target.split('/').reverse());
+    key = undefined;
   };
   while (pending.length > 0) {
     const c = pending.pop()!;
     if (c === '' || c === '.') continue;
     if (c === '..') {
-      const left = stack.pop() ?? fail(ERRNO_PERM);
-      if (left.dir.fd >= 0) closeSync(left.dir.fd);
+      const left = stack.pop();
+      if (left === undefined) return use?.fromCache ? RESTART : fail(ERRNO_PERM);
+      exit(left);
+      key = undefined;
       continue;
     }
     const dir = top();
@@ -162,7 +267,9 @@ function resolveFrom(root: DirRef, path: string, follow: boolean, stack: Entered
       // fails with ENOTDIR for a symlink or a file: a symlink is then read and spliced in.
       const entered = enter(dir, c);
       if (entered !== null) {
-        stack.push({ dir: entered, name: c });
+        key = key === undefined ? undefined : key === '' ? c : `${key}/${c}`;
+        const cached = key === undefined ? undefined : use!.cache.add(entered.fd, key);
+        stack.push({ dir: entered, name: c, cached });
         continue;
       }
       const target = readlinkOrNull(inDir(dir, c));
@@ -184,7 +291,7 @@ function resolveFrom(root: DirRef, path: string, follow: boolean, stack: Entered
     stack.push({ dir: { fd: -1, path: `${dir.path}/${c}` }, name: c });
   }
   // The path named a directory of the walk itself ("", ".", "a/.."): the top of the stack.
-  if (stack.length === 0) return { parent: root, name: null, trailingSlash, stat: statOf(root, null) };
+  if (stack.length === 0) return use?.fromCache ? RESTART : { parent: root, name: null, trailingSlash, stat: statOf(root, null) };
   const self = stack[stack.length - 1]!;
   const parent = stack.length > 1 ? stack[stack.length - 2]!.dir : root;
   return { parent, name: self.name, trailingSlash, stat: lstat(inDir(parent, self.name)) };
@@ -193,7 +300,7 @@ function resolveFrom(root: DirRef, path: string, follow: boolean, stack: Entered
 /** A symlink's target, or null when `path` is not a symlink (EINVAL; it may have just changed). */
 function readlinkOrNull(path: string): string | null {
   try {
-    return readlinkSync(path, 'utf8');
+    return quiet(() => readlinkSync(path, 'utf8'));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EINVAL') return null;
     return fail(errnoOfNodeError(e));
@@ -206,7 +313,7 @@ function readlinkOrNull(path: string): string | null {
  */
 function enter(dir: DirRef, name: string): DirRef | null {
   try {
-    return { fd: openSync(inDir(dir, name), DIR_FLAGS), path: '' };
+    return { fd: quiet(() => openSync(inDir(dir, name), DIR_FLAGS)), path: '' };
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOTDIR' || code === 'ELOOP') return null;

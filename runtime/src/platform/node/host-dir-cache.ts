@@ -1,0 +1,156 @@
+/**
+ * The directory cache of the confined walk (host-path.ts), one per thread: directories the walk
+ * entered by plain names from a host directory fd (the ROOT: one `DirCache` per `HostDirectory`
+ * object, which is per thread and per fd entry), kept open so that the next lookup below them
+ * starts there instead of opening and closing every directory on the way again.
+ *
+ * Validation, on every use: an entry is used only if the kernel says, at that moment, that the
+ * directory its fd is open on is ROOT/prefix: `readlink("/proc/self/fd/<fd>")` (the kernel's
+ * d_path of the directory: its names up the dentry tree, never through a symlink) must equal the
+ * root's own d_path + "/" + prefix, byte for byte. So a directory renamed, moved, deleted or
+ * swapped for a symlink since it was cached (by this program or by anyone) fails validation and
+ * the lookup walks from the root again, component by component with nothing followed: a symlink
+ * put in place of a cached directory is never followed through the cache, and a lookup never
+ * acts on a directory that is not, when validated, at ROOT/prefix. Then the call acts on
+ * `(cached fd, name)`, as an uncached walk acts on its last directory fd: a rename in between
+ * can make it act on that directory where it went, never on a path re-resolved by the OS.
+ * The root's d_path is read again when a validation fails; if the root was moved, the entries
+ * built on its old path fail and are replaced. (A directory put at the root's old host path by a
+ * host-side rename of the root itself, holding a cached directory moved into it, would pass: the
+ * lookup then acts inside the directory at the host path the user gave.)
+ *
+ * What costs: one readlink of a /proc fd link (~3.5 us) replaces an open and a close per
+ * directory on the way (two /proc lookups, ~5 us each pair), so a lookup N directories deep
+ * costs two host calls instead of 2N + 1.
+ *
+ * Bounds and thread rules: at most MAX_CACHED_DIRS directory fds per thread, all roots
+ * together, evicted oldest-used first; an entry in use by a walk (`uses` > 0; nested walks:
+ * link, rename) is never closed under it: evicted then, it is closed by its last user. Entries
+ * of a root that is gone (its fd closed) age out. Only where names are reached through
+ * `/proc/self/fd` (PROC_FD); never shared between threads.
+ */
+import { closeSync, readlinkSync } from 'node:fs';
+
+/** Most directory fds one thread keeps open for the cache, all roots together. */
+export const MAX_CACHED_DIRS = 64;
+
+/** A cached directory: its own OS fd, opened by the walk on ROOT/prefix. */
+export interface CachedDir {
+  readonly fd: number;
+  readonly prefix: string;
+  readonly cache: DirCache;
+  /** Walks using the fd now; it is closed only at 0. */
+  uses: number;
+  /** Evicted while in use: closed by its last user. */
+  dead: boolean;
+  /** The d_path the fd must have: the root's path at `expectedFor` + "/" + prefix. */
+  expected: Buffer | undefined;
+  expectedFor: Buffer | undefined;
+}
+
+/** Every live entry of this thread, oldest used first (a Set keeps insertion order). */
+const lru = new Set<CachedDir>();
+
+const SLASH = Buffer.from('/');
+const DELETED = Buffer.from(' (deleted)');
+
+/** The kernel's path of the directory OS fd `fd` (d_path), or undefined (too long, gone). */
+function dPath(fd: number): Buffer | undefined {
+  try {
+    const p = readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'buffer' });
+    // An unlinked directory's path ends in " (deleted)": never valid.
+    return p.length >= DELETED.length && p.subarray(p.length - DELETED.length).equals(DELETED) ? undefined : p;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The cache of one root directory on one thread. */
+export class DirCache {
+  private readonly dirs = new Map<string, CachedDir>();
+  /** The root's d_path as last read. */
+  private rootPath: Buffer | undefined;
+
+  /**
+   * The cached directory for `prefix` (guest components joined by '/') if it validates now, taken
+   * for use (`release` it); undefined if there is none or it failed (it is then dropped).
+   * `rootFd`: the root's OS fd, pinned by the caller.
+   */
+  take(rootFd: number, prefix: string): CachedDir | undefined {
+    const e = this.dirs.get(prefix);
+    if (e === undefined) return undefined;
+    const got = dPath(e.fd);
+    if (got !== undefined && (this.matches(e, got, rootFd, false) || this.matches(e, got, rootFd, true))) {
+      e.uses++;
+      lru.delete(e);
+      lru.add(e);
+      return e;
+    }
+    evict(e);
+    return undefined;
+  }
+
+  /**
+   * Caches `fd`, just opened by a walk on ROOT/prefix, already in use by it (`release` it);
+   * undefined (the caller keeps and closes its fd) when the cache is full of entries in use or
+   * the name cannot be checked later.
+   */
+  add(fd: number, prefix: string): CachedDir | undefined {
+    // A name ending in " (deleted)" would read like a deleted directory's path (see dPath).
+    if (prefix.endsWith(' (deleted)') || this.dirs.has(prefix)) return undefined;
+    if (lru.size >= MAX_CACHED_DIRS && !evictOldestIdle()) return undefined;
+    const e: CachedDir = { fd, prefix, cache: this, uses: 1, dead: false, expected: undefined, expectedFor: undefined };
+    this.dirs.set(prefix, e);
+    lru.add(e);
+    return e;
+  }
+
+  /** Forgets `e` (evict). */
+  drop(e: CachedDir): void {
+    if (this.dirs.get(e.prefix) === e) this.dirs.delete(e.prefix);
+  }
+
+  /** `got` is the root's path + "/" + prefix; `refresh`: read the root's path again first. */
+  private matches(e: CachedDir, got: Buffer, rootFd: number, refresh: boolean): boolean {
+    if (refresh || this.rootPath === undefined) {
+      const before = this.rootPath;
+      this.rootPath = dPath(rootFd);
+      if (refresh && before !== undefined && this.rootPath?.equals(before)) return false;
+    }
+    const root = this.rootPath;
+    if (root === undefined) return false;
+    if (e.expectedFor !== root) {
+      e.expected = Buffer.concat([root, ...(root.length === 1 ? [] : [SLASH]), Buffer.from(e.prefix)]);
+      e.expectedFor = root;
+    }
+    return got.equals(e.expected!);
+  }
+}
+
+/** Ends a walk's use of `e`; closes it if it was evicted meanwhile and this was the last use. */
+export function release(e: CachedDir): void {
+  if (--e.uses === 0 && e.dead) closeQuietly(e.fd);
+}
+
+/** Removes `e` from the cache; its fd is closed now, or by its last user. */
+function evict(e: CachedDir): void {
+  lru.delete(e);
+  e.cache.drop(e);
+  e.dead = true;
+  if (e.uses === 0) closeQuietly(e.fd);
+}
+
+/** Evicts the least recently used entry not in use; false if every entry is in use. */
+function evictOldestIdle(): boolean {
+  for (const e of lru) {
+    if (e.uses === 0) {
+      evict(e);
+      return true;
+    }
+  }
+  return false;
+}
+
+function closeQuietly(fd: number): void {
+  try { closeSync(fd); } catch { /* nothing more to release */ }
+}
