@@ -44,12 +44,15 @@ export const notes = [
   'Configurations: stock (the packages\' own loaders on @napi-rs/wasm-runtime 1.2.x, the baseline), dropin (the same loaders, @napi-rs/wasm-runtime replaced by spindle/napi), direct (spindle/napi\'s loadNapi).',
   'rolldown: a generated project of 266 files; Node reads it from a host directory, Chromium from a memory filesystem (stock: memfs on the page\'s thread, every call from a rolldown thread proxied there).',
   'oxc: 300+ files, parseSync then parse() with every file in flight. Every run\'s output digest equals the stock loader\'s or the run fails.',
+  'Steady state: one uncounted warm-up run per configuration comes first, which (in Node) leaves spindle\'s growth-guard rewrite of each binding in ~/.cache/spindle, so every counted spindle run loads it from there, as a user\'s second run does.',
 ];
 export const charts = [
   { file: 'napi-job.svg', kind: 'bars', title: 'napi-rs packages: job time (lower is better)', metric: 'job_ms' },
 ];
 export const params = {
-  engines: 'browser engines (default chromium; chromium,firefox for Firefox ESR too)',
+  engines: 'browser engines (default chromium; chromium,firefox for Firefox ESR too; none for Node only)',
+  lines: 'Node lines (default 20,26: the harness\'s Node and Node 26; none for the browsers only)',
+  jobs: 'jobs (default rolldown,oxc)',
   repeat: 'rolldown bundles per run (default 3; 1 with --quick)',
   features: 'feature folders of the generated project (default 12)',
   perFeature: 'modules per feature folder (default 20)',
@@ -85,18 +88,23 @@ export async function run(ctx) {
     const files = makeProject(join(dir, 'project'), { features: param('features', 12), perFeature: param('perFeature', 20) });
     ctx.log(`  napi: project of ${files.length} files`);
     const rows = [];
-    // Node 26: tools/node-lines.sh installs it (pinned, checked) and prints its path.
-    const node26 = execFileSync('bash', [join(repo, 'tools', 'node-lines.sh'), '26'], { encoding: 'utf8' }).trim();
-    const lines = [[`Node ${process.versions.node.split('.')[0]}`, process.execPath], ['Node 26', node26]];
-    for (const [line, node] of lines) {
-      rows.push(...await nodeJob(ctx, `rolldown, ${line}`, node, ['bundle', '--project', join(dir, 'project'), '--repeat', String(repeat)], [...BUNDLE_METRICS, CPU, JOB_CPU, LOAD_CPU]));
-      rows.push(...await nodeJob(ctx, `oxc, ${line}`, node, ['parse'], [...METRICS, CPU, JOB_CPU, LOAD_CPU]));
+    const jobs = String(ctx.params?.['napi.jobs'] ?? 'rolldown,oxc').split(',').filter(Boolean);
+    const lines = [];
+    for (const major of String(ctx.params?.['napi.lines'] ?? '20,26').split(',').filter((l) => l && l !== 'none')) {
+      // Node 26 (any line but the harness's): tools/node-lines.sh installs it (pinned, checked) and prints its path.
+      const harness = process.versions.node.split('.')[0];
+      const node = major === harness ? process.execPath : execFileSync('bash', [join(repo, 'tools', 'node-lines.sh'), major], { encoding: 'utf8' }).trim();
+      lines.push([`Node ${major}`, node]);
     }
-    const engines = String(ctx.params?.['napi.engines'] ?? 'chromium').split(',').filter(Boolean);
+    for (const [line, node] of lines) {
+      if (jobs.includes('rolldown')) rows.push(...await nodeJob(ctx, `rolldown, ${line}`, node, ['bundle', '--project', join(dir, 'project'), '--repeat', String(repeat)], [...BUNDLE_METRICS, CPU, JOB_CPU, LOAD_CPU]));
+      if (jobs.includes('oxc')) rows.push(...await nodeJob(ctx, `oxc, ${line}`, node, ['parse'], [...METRICS, CPU, JOB_CPU, LOAD_CPU]));
+    }
+    const engines = String(ctx.params?.['napi.engines'] ?? 'chromium').split(',').filter((e) => e && e !== 'none');
     for (const engine of engines) {
       const why = await missing(engine);
       if (why) { ctx.log(`  napi: ${why}`); continue; }
-      rows.push(...await browserJobs(ctx, engine, dir, join(dir, 'project'), repeat));
+      rows.push(...await browserJobs(ctx, engine, dir, join(dir, 'project'), repeat, jobs));
     }
     return rows;
   } finally {
@@ -122,13 +130,13 @@ async function nodeJob(ctx, variant, node, args, metrics) {
 }
 
 /** One engine: rolldown and oxc, each run in a fresh browser (for its peak memory), interleaved. */
-async function browserJobs(ctx, engine, dir, projectDir, repeat) {
+async function browserJobs(ctx, engine, dir, projectDir, repeat, jobNames) {
   const pages = await import(join(napi, 'pages.mjs'));
   const out = join(dir, `pages-${engine}`);
   pages.buildPages(out, { projectDir });
   const server = await pages.serve(out);
   const name = ENGINE_NAMES[engine];
-  const jobs = [[`rolldown, ${name}`, 'bundle'], [`oxc, ${name}`, 'parse']];
+  const jobs = [[`rolldown, ${name}`, 'bundle'], [`oxc, ${name}`, 'parse']].filter(([v]) => jobNames.includes(v.split(',')[0]));
   const state = new Map();
   for (const [variant, job] of jobs) {
     for (const c of CONFIGS) state.set(`${variant}|${c}`, { values: Object.fromEntries(metricsOf(job).map((m) => [m.key, []])), error: undefined });
