@@ -18,7 +18,16 @@ use core::ptr::null_mut;
 /// `c < NUM_CLASSES`.
 #[inline(always)]
 pub(crate) unsafe fn alloc_class(c: usize) -> *mut u8 {
-    let h = thread_map::current();
+    // SAFETY: forwarded; `current()` is this thread's heap or null.
+    unsafe { alloc_class_in(thread_map::current(), c) }
+}
+
+/// `alloc_class` for a caller that already looked up the thread's heap `h` (null: none yet).
+///
+/// # Safety
+/// `c < NUM_CLASSES`; `h` is the calling thread's heap or null.
+#[inline(always)]
+unsafe fn alloc_class_in(h: *mut Heap, c: usize) -> *mut u8 {
     if !h.is_null() {
         // SAFETY: `h` is this thread's heap; `fast[c]` is EMPTY or a slab we own.
         unsafe {
@@ -57,8 +66,8 @@ pub(crate) unsafe fn alloc_small(size: usize) -> *mut u8 {
             }
         }
     }
-    // SAFETY: class_of(size) < NUM_CLASSES.
-    unsafe { alloc_class(class_of(size)) }
+    // SAFETY: class_of(size) < NUM_CLASSES; `h` is this thread's heap or null.
+    unsafe { alloc_class_in(h, class_of(size)) }
 }
 
 #[inline(never)]
