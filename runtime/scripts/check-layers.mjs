@@ -21,7 +21,7 @@ export const LAYERS = [
   ['wasi/'], // WASI preview1 over the WasiHost contract
   // shared-memory protocols, errors, reading module bytes
   ['errors.ts', 'ring.ts', 'control.ts', 'output.ts', 'stdin.ts', 'wasm-imports.ts', 'wasm-names.ts', 'known-imports.ts', 'compile-policy.ts',
-    'wasm-code.ts', 'thread-guards.ts'],
+    'wasm-code.ts', 'atomic-guards.ts', 'thread-guards.ts'],
   ['fs/'], // the platform-free filesystem (drivers are interfaces here)
   ['protocol.ts'], // the worker wire format (types only)
   ['platform/types.ts'], // the Platform interface

@@ -22,11 +22,17 @@
  *    thread woken from a futex wait that touched another thread's wait node, in pages grown after
  *    its view was last refreshed, trapped in musl's pthread_cond_wait (`memory.atomic.notify`;
  *    512 blocked threads, 1 run in 3 on a loaded 2-core machine). So every atomic access on
- *    memory 0 (notify, wait, load, store, read-modify-write, compare-exchange) becomes a call of
- *    an inserted guard, one per distinct (instruction, memarg), with the same operands and result:
+ *    memory 0 (notify, load, store, read-modify-write, compare-exchange) gets the same check,
+ *    written inline before the instruction (atomic-guards.ts: a call per access cost the caller
+ *    its registers, 1.27x the time of spindle-alloc's malloc/free ring), except where the address
+ *    is provably within the memory's initial size (static variables, masked indexes into static
+ *    tables):
  *
- *      guard(a, ...):     if (a + offset + size > known)  known = memory.grow(0) * 64 KiB
- *                         the original atomic instruction
+ *      if (a + offset + size > known)  call refresh        ;; known = memory.grow(0) * 64 KiB
+ *      the original atomic instruction
+ *
+ *    A wait gets the check inside its wrapper (below). A body whose locals would pass V8's limit
+ *    keeps a call of a guard function per atomic access instead (one per instruction and memarg).
  *
  * 2. The wait wrapper. V8 11.3's baseline compiler (Liftoff, Node 20) loses the locals it keeps
  *    in registers across `memory.atomic.wait32/64` (checked: a local set before the wait reads 0
@@ -37,14 +43,17 @@
  *    It costs one call per wait, on a path that blocks anyway.
  *
  * Invariants of the rewrite: nothing is renumbered (the new types, functions and global are
- * appended after the existing ones), and a `call` that fits in the bytes of the instruction it
- * replaces is written in place, padded with `nop`, so function bodies keep their sizes and byte
- * offsets (DWARF, branch hints, trap offsets stay valid). Only when a call cannot fit (memory.fill
- * is 3 bytes: a module with 16,384 functions or more) is the body re-encoded; branch-hint
- * sections, whose offsets would then be stale, are dropped. A body the walker cannot follow
+ * appended after the existing ones; scratch locals after a body's own). A `call` that fits in
+ * the bytes of the instruction it replaces is written in place, padded with `nop`, so a body
+ * with only bulk operations and waits keeps its size and byte offsets. A body with an inline
+ * check, or a call that cannot fit (memory.fill is 3 bytes: a module with 16,384 functions or
+ * more), is re-encoded: its code offsets move (DWARF and trap offsets then refer to the
+ * rewritten module), and branch-hint sections, whose offsets would be stale, are dropped. A body the walker cannot follow
  * (wasm-code.ts) leaves the whole module unchanged. A rewritten module carries a custom section
  * `spindle.thread-guards`; such a module is not rewritten twice.
  */
+import { addressLocal, atomicShape, inlineGuard, memargOffset, provedWithin, REFRESH_TYPE, refreshBody, type GuardRefs,
+  type ScratchLocals } from './atomic-guards.js';
 import { CodeError, sitesOf, SiteKind, type Site } from './wasm-code.js';
 
 export interface GuardResult {
@@ -54,8 +63,10 @@ export interface GuardResult {
   bulk: number;
   /** Atomic waits now wrapped (and guarded). */
   waits: number;
-  /** Other atomic accesses now guarded. */
+  /** Other atomic accesses now guarded (a check written inline, atomic-guards.ts). */
   atomics: number;
+  /** Atomic accesses left as they were: provably within the memory's initial size. */
+  elided: number;
   /** Function bodies that contained them. */
   functions: number;
   /** Why the module was left unchanged, when it was. */
@@ -66,7 +77,7 @@ export interface GuardResult {
 const MARKER = 'spindle.thread-guards';
 /** The rewrite's version, written in the marker; a change of what the rewrite produces bumps it
  * (platform/node/guard-cache.ts keys its entries by it). */
-export const GUARD_VERSION = 3; // 3: atomic accesses guarded too
+export const GUARD_VERSION = 4; // 3: atomic accesses guarded too; 4: their check inline, none where provably in bounds
 
 const PAGE_SHIFT = 16n;
 
@@ -75,6 +86,10 @@ interface Section { id: number; /** content */ start: number; end: number; /** s
 interface Layout {
   sections: Section[];
   types: number;
+  /** Parameters of each type (-1: not a function type). */
+  typeParams: number[];
+  /** The type index of each defined function. */
+  funcTypes: number[];
   importedFuncs: number;
   importedGlobals: number;
   /** Memory 0: imported or defined. */
@@ -88,7 +103,7 @@ interface Layout {
 
 /** Adds the growth guard and the wait wrapper to `bytes` (see the file comment). Never throws. */
 export function guardThreads(bytes: Uint8Array): GuardResult {
-  const unchanged = (why: string): GuardResult => ({ bytes, bulk: 0, waits: 0, atomics: 0, functions: 0, unchanged: why });
+  const unchanged = (why: string): GuardResult => ({ bytes, bulk: 0, waits: 0, atomics: 0, elided: 0, functions: 0, unchanged: why });
   let layout: Layout;
   try { layout = readLayout(bytes); } catch (e) { return unchanged(`unreadable module: ${(e as Error).message}`); }
   const mem = layout.memory;
@@ -102,10 +117,15 @@ export function guardThreads(bytes: Uint8Array): GuardResult {
     throw e;
   }
   if (bodies.length === 0) return unchanged('no bulk memory instruction or atomic access on memory 0');
-  const count = (is: (s: Site) => boolean): number => bodies.reduce((n, b) => n + b.sites.filter(is).length, 0);
+  bodies.forEach((body) => planBody(bytes, layout, body));
+  const count = (is: (s: Site, how: How) => boolean): number => bodies.reduce((n, b) => n + b.sites.filter((s, k) => is(s, b.how[k]!)).length, 0);
+  const elided = count((_s, how) => how === How.Kept);
+  const changed = bodies.filter((body) => body.how.some((how) => how !== How.Kept));
+  if (changed.length === 0) return { ...unchanged('every atomic access on memory 0 is provably within its initial size'), elided };
   return {
-    bytes: emit(bytes, layout, bodies),
-    bulk: count((s) => !isWait(s) && !isAtomic(s)), waits: count(isWait), atomics: count(isAtomic), functions: bodies.length,
+    bytes: emit(bytes, layout, changed),
+    bulk: count((s) => !isWait(s) && !isAtomic(s)), waits: count(isWait), atomics: count((s, how) => isAtomic(s) && how !== How.Kept),
+    elided, functions: changed.length,
   };
 }
 
@@ -142,7 +162,7 @@ class Cursor {
 function readLayout(b: Uint8Array): Layout {
   const c = new Cursor(b, 8);
   const layout: Layout = {
-    sections: [], types: 0, importedFuncs: 0, importedGlobals: 0, memory: undefined, definedFuncs: 0, definedGlobals: 0,
+    sections: [], types: 0, typeParams: [], funcTypes: [], importedFuncs: 0, importedGlobals: 0, memory: undefined, definedFuncs: 0, definedGlobals: 0,
     code: undefined, marked: false,
   };
   while (c.pos < b.length) {
@@ -153,41 +173,49 @@ function readLayout(b: Uint8Array): Layout {
     if (s.end > b.length) throw new RangeError('truncated section');
     layout.sections.push(s);
     const body = new Cursor(b, s.start);
-    if (id === 1) layout.types = countTypes(body);
+    if (id === 1) layout.types = countTypes(body, layout.typeParams);
     else if (id === 2) readImports(body, layout);
-    else if (id === 3) layout.definedFuncs = body.u32();
+    else if (id === 3) layout.funcTypes = funcTypes(body);
     else if (id === 5 && !layout.memory && body.u32() > 0) layout.memory = memoryOf(body.limits());
     else if (id === 6) layout.definedGlobals = body.u32();
     else if (id === 10) layout.code = s;
     else if (id === 0 && customName(b, s) === MARKER) layout.marked = true;
     c.pos = s.end;
   }
+  layout.definedFuncs = layout.funcTypes.length;
   return layout;
+}
+
+function funcTypes(c: Cursor): number[] {
+  const out = new Array<number>(c.u32());
+  for (let i = 0; i < out.length; i++) out[i] = c.u32();
+  return out;
 }
 
 function memoryOf([flags, initial]: [number, bigint]): Layout['memory'] {
   return { shared: (flags & 0x02) !== 0, is64: (flags & 0x04) !== 0, initial };
 }
 
-/** Types defined by the type section (a GC `rec` group defines several). */
-function countTypes(c: Cursor): number {
+/** Types defined by the type section (a GC `rec` group defines several); their parameter counts go to `params`. */
+function countTypes(c: Cursor, params: number[]): number {
   const entries = c.u32();
   let types = 0;
   for (let i = 0; i < entries; i++) {
     if (c.b[c.pos] === 0x4e) { // rec
       c.pos++;
       const n = c.u32();
-      for (let k = 0; k < n; k++) subType(c);
+      for (let k = 0; k < n; k++) params.push(subType(c));
       types += n;
     } else {
-      subType(c);
+      params.push(subType(c));
       types++;
     }
   }
   return types;
 }
 
-function subType(c: Cursor): void {
+/** Reads one (sub)type; returns its parameter count, -1 for a struct or array. */
+function subType(c: Cursor): number {
   const b = c.b[c.pos];
   if (b === 0x50 || b === 0x4f) { // sub / sub final: supertypes, then the composite type
     c.pos++;
@@ -196,8 +224,10 @@ function subType(c: Cursor): void {
   }
   const kind = c.byte();
   if (kind === 0x60) { // func
+    const params = c.u32();
+    for (let i = params; i > 0; i--) c.valType();
     for (let i = c.u32(); i > 0; i--) c.valType();
-    for (let i = c.u32(); i > 0; i--) c.valType();
+    return params;
   } else if (kind === 0x5f) { // struct
     for (let i = c.u32(); i > 0; i--) { c.valType(); c.byte(); }
   } else if (kind === 0x5e) { // array
@@ -205,6 +235,7 @@ function subType(c: Cursor): void {
   } else {
     throw new RangeError(`unknown type form 0x${kind.toString(16)}`);
   }
+  return -1;
 }
 
 function readImports(c: Cursor, layout: Layout): void {
@@ -223,8 +254,49 @@ function readImports(c: Cursor, layout: Layout): void {
   }
 }
 
-/** A function body with bulk operations: `head` is where its size LEB starts, `start` its content. */
-interface Body { index: number; head: number; start: number; end: number; sites: Site[] }
+/**
+ * A function body with sites: `head` is where its size LEB starts, `start` its content. `how`
+ * (one per site) and `locals` are planBody's.
+ */
+interface Body {
+  index: number; head: number; start: number; end: number; sites: Site[]; how: How[];
+  /** Inline checks of the second form: the appended locals, and the new local declarations. */
+  locals?: { scratch: ScratchLocals; declarations: number[]; instructions: number };
+}
+
+/** What becomes of a site: a call of an inserted function, a check written inline, or nothing. */
+const enum How { Call, Inline, Kept }
+
+/** V8's limit on a function's locals (parameters included). */
+const MAX_LOCALS = 50_000;
+
+/**
+ * Chooses how each site of `body` is rewritten: an atomic access gets nothing when provably
+ * within the initial memory, else a check inline (atomic-guards.ts); a wait and a bulk operation
+ * a call. A body whose locals would pass V8's limit keeps calls for its atomic accesses.
+ */
+function planBody(b: Uint8Array, layout: Layout, body: Body): void {
+  const initialBytes = layout.memory!.initial << PAGE_SHIFT;
+  body.how = body.sites.map((s) => (!isAtomic(s) ? How.Call : provedWithin(b, s, initialBytes) ? How.Kept : How.Inline));
+  const scratchSites = body.sites.filter((s, k) => body.how[k] === How.Inline && addressLocal(b, s) < 0);
+  if (scratchSites.length === 0) return;
+  const most = (type: number): number => Math.max(0, ...scratchSites.map((s) => atomicShape(s.op!)).filter((sh) => sh.valueType === type).map((sh) => sh.values));
+  const n32 = 1 + most(I32), n64 = most(I64);
+  const c = new Cursor(b, body.start);
+  const groups = c.u32();
+  const firstGroup = c.pos;
+  let declared = 0;
+  for (let g = 0; g < groups; g++) { declared += c.u32(); c.valType(); }
+  const params = layout.typeParams[layout.funcTypes[body.index] ?? -1] ?? -1;
+  const base = params + declared;
+  if (params < 0 || base + n32 + n64 > MAX_LOCALS) {
+    body.how = body.how.map((how) => (how === How.Inline ? How.Call : how));
+    return;
+  }
+  const run = (from: number, n: number): number[] => Array.from({ length: n }, (_, i) => from + i);
+  const declarations = [...uleb(groups + (n64 ? 2 : 1)), ...b.subarray(firstGroup, c.pos), ...uleb(n32), I32, ...(n64 ? [...uleb(n64), I64] : [])];
+  body.locals = { scratch: { address: base, i32: run(base + 1, n32 - 1), i64: run(base + n32, n64) }, declarations, instructions: c.pos };
+}
 
 const isWait = (s: Site): boolean => s.kind === SiteKind.Wait32 || s.kind === SiteKind.Wait64;
 const isAtomic = (s: Site): boolean => s.kind === SiteKind.Atomic;
@@ -240,7 +312,7 @@ function guardedBodies(b: Uint8Array, code: Section): Body[] {
     const start = c.pos, end = c.pos + size;
     if (end > code.end) throw new RangeError('truncated function body');
     const sites = sitesOf(b, start, end).filter((site) => site.memories.every((m) => m === 0));
-    if (sites.length) out.push({ index: i, head, start, end, sites });
+    if (sites.length) out.push({ index: i, head, start, end, sites, how: [] });
     c.pos = end;
   }
   return out;
@@ -286,7 +358,8 @@ function keyOf(b: Uint8Array, site: Site): string {
 function guardsFor(b: Uint8Array, bodies: Body[], firstIndex: number): Map<string, Guard> {
   const guards = new Map<string, Guard>();
   for (const body of bodies) {
-    for (const site of body.sites) {
+    for (const [k, site] of body.sites.entries()) {
+      if (body.how[k] !== How.Call) continue;
       const key = keyOf(b, site);
       if (!guards.has(key)) guards.set(key, { key, site, index: firstIndex + guards.size });
     }
@@ -301,44 +374,6 @@ const WAIT64_TYPE = [0x60, 3, I32, I64, I64, 1, I32];
 const typeOf = (site: Site): number[] => (site.kind === SiteKind.Wait32 ? WAIT32_TYPE : site.kind === SiteKind.Wait64 ? WAIT64_TYPE
   : isAtomic(site) ? atomicShape(site.op!).type : BULK_TYPE);
 
-/** An atomic instruction's operands and result (its function type) and the bytes it accesses. */
-interface AtomicShape { type: number[]; size: number }
-const ATOMIC_SHAPES = new Map<number, AtomicShape>();
-
-/**
- * The shape of 0xFE sub-opcode `op` (not a wait, not the fence). Loads 0x10-0x16, stores
- * 0x17-0x1d and each read-modify-write family from 0x1e (add, sub, and, or, xor, xchg, cmpxchg:
- * 7 each) list the same 7 variants: i32, i64, i32 8u, i32 16u, i64 8u, i64 16u, i64 32u.
- * One array per shape, so that equal types are one entry of the type section.
- */
-function atomicShape(op: number): AtomicShape {
-  let shape = ATOMIC_SHAPES.get(op);
-  if (shape) return shape;
-  const fn = (params: number[], results: number[]): number[] => [0x60, params.length, ...params, results.length, ...results];
-  const variant = (op - 0x10) % 7;
-  const t = [I32, I64, I32, I32, I64, I64, I64][variant]!;
-  const size = [4, 8, 1, 2, 1, 2, 4][variant]!;
-  const key = (params: number[], results: number[]): number[] => {
-    const type = fn(params, results);
-    const same = [...ATOMIC_SHAPES.values()].find((s) => s.type.join() === type.join());
-    return same?.type ?? type;
-  };
-  if (op === 0) shape = { type: key([I32, I32], [I32]), size: 4 }; // memory.atomic.notify
-  else if (op <= 0x16) shape = { type: key([I32], [t]), size };
-  else if (op <= 0x1d) shape = { type: key([I32, t], []), size };
-  else if (op <= 0x47) shape = { type: key([I32, t], [t]), size: [4, 8, 1, 2, 1, 2, 4][(op - 0x1e) % 7]! };
-  else shape = { type: key([I32, t, t], [t]), size: [4, 8, 1, 2, 1, 2, 4][(op - 0x48) % 7]! };
-  ATOMIC_SHAPES.set(op, shape);
-  return shape;
-}
-
-/** The offset of the memarg at `p` (alignment, an optional memory index, then the offset). */
-function memargOffset(b: Uint8Array, p: number): bigint {
-  const c = new Cursor(b, p);
-  if (c.u32() & 0x40) c.u32();
-  return BigInt(c.u32());
-}
-
 /** The body of an inserted function. */
 function guardBody(b: Uint8Array, g: Guard, known: number): number[] {
   const get = (i: number): number[] => [0x20, i];
@@ -350,7 +385,7 @@ function guardBody(b: Uint8Array, g: Guard, known: number): number[] {
     // a + offset + size, in i64 (no wrap); the operands again, then the original instruction.
     const size = isWait(site) ? (site.kind === SiteKind.Wait32 ? 4 : 8) : atomicShape(site.op!).size;
     const params = (isWait(site) ? WAIT32_TYPE : atomicShape(site.op!).type)[1]!;
-    const test = [...get(0), extend, 0x42, ...sleb(memargOffset(b, site.memarg) + BigInt(size)), 0x7c, 0x23, ...uleb(known), 0x56];
+    const test = [...get(0), extend, 0x42, ...sleb(BigInt(memargOffset(b, site.memarg)) + BigInt(size)), 0x7c, 0x23, ...uleb(known), 0x56];
     const operands = Array.from({ length: params }, (_, i) => get(i)).flat();
     return [0x00 /* no locals */, ...test, 0x04, 0x40, ...refresh, 0x0b, ...operands, 0xfe, ...uleb(site.op!), ...b.subarray(site.memarg, site.end), 0x0b];
   }
@@ -364,11 +399,21 @@ function guardBody(b: Uint8Array, g: Guard, known: number): number[] {
   return [0x00 /* no locals */, ...test, 0x04, 0x40, ...refresh, 0x0b, ...args, ...operation, 0x0b];
 }
 
-/** The `call` that replaces each site, in order, for every body. */
-function callsFor(b: Uint8Array, bodies: Body[], guards: Map<string, Guard>): number[][][] {
+/**
+ * What replaces each site, in order, for every body: a `call` (nop-padded to the instruction's
+ * length when it fits), the inline check and the instruction, or null (the site stays).
+ */
+function replacementsFor(b: Uint8Array, bodies: Body[], guards: Map<string, Guard>, refs: GuardRefs): (number[] | null)[][] {
   const encoded = new Map<string, number[]>();
   for (const [key, g] of guards) encoded.set(key, [0x10, ...uleb(g.index)]);
-  return bodies.map((body) => body.sites.map((site) => encoded.get(keyOf(b, site))!));
+  return bodies.map((body) => body.sites.map((site, k) => {
+    const how = body.how[k]!;
+    if (how === How.Kept) return null;
+    if (how === How.Inline) return inlineGuard(b, site, refs, addressLocal(b, site) < 0 ? body.locals!.scratch : undefined);
+    const call = encoded.get(keyOf(b, site))!;
+    const room = site.end - site.at;
+    return call.length <= room ? [...call, ...new Array<number>(room - call.length).fill(0x01 /* nop */)] : call;
+  }));
 }
 
 /** Writes `call` over the instruction [at, end) and pads the rest with `nop`. */
@@ -405,17 +450,22 @@ const rank = (id: number): number => ORDER.indexOf(id);
 function emit(b: Uint8Array, layout: Layout, bodies: Body[]): Uint8Array {
   const guardMap = guardsFor(b, bodies, layout.importedFuncs + layout.definedFuncs);
   const guards = [...guardMap.values()];
-  const newTypes = [...new Set(guards.map((g) => typeOf(g.site)))];
   const known = layout.importedGlobals + layout.definedGlobals;
+  // The inline checks' refresh function comes after the guards, when a check is inline.
+  const inline = bodies.some((body) => body.how.includes(How.Inline));
+  const refs: GuardRefs = { known, refresh: layout.importedFuncs + layout.definedFuncs + guards.length };
+  const addedTypes = [...guards.map((g) => typeOf(g.site)), ...(inline ? [REFRESH_TYPE] : [])];
+  const newTypes = [...new Set(addedTypes)];
   const find = (id: number): Section | undefined => layout.sections.find((s) => s.id === id);
 
   const initial = layout.memory!.initial << PAGE_SHIFT;
   const globalEntry = [I64, 0x01, 0x42, ...sleb(initial), 0x0b];
-  const code = codeSection(b, layout.code!, bodies, callsFor(b, bodies, guardMap), guards.map((g) => guardBody(b, g, known)));
+  const added = [...guards.map((g) => guardBody(b, g, known)), ...(inline ? [refreshBody(known)] : [])];
+  const code = codeSection(b, layout.code!, bodies, replacementsFor(b, bodies, guardMap, refs), added);
   const whole = (content: Uint8Array): Parts => ({ parts: [content], length: content.length, resized: false });
   const replaced = new Map<number, Parts>([
     [1, whole(appendEntries(b, find(1), newTypes))],
-    [3, whole(appendEntries(b, find(3), guards.map((g) => uleb(layout.types + newTypes.indexOf(typeOf(g.site))))))],
+    [3, whole(appendEntries(b, find(3), addedTypes.map((t) => uleb(layout.types + newTypes.indexOf(t)))))],
     [6, whole(appendEntries(b, find(6), [globalEntry]))],
     [10, code],
   ]);
@@ -440,7 +490,7 @@ function emit(b: Uint8Array, layout: Layout, bodies: Body[]): Uint8Array {
       pushSection(s.id, replaced.get(s.id)!);
       pending.delete(s.id);
     } else if (s.id === 0) {
-      const custom = customSection(b, s, code.resized, guards);
+      const custom = customSection(b, s, code.resized, guards, inline ? refs.refresh : undefined);
       if (custom) push(custom);
     } else {
       push(b.subarray(s.head, s.end));
@@ -468,17 +518,21 @@ interface Parts {
  * copied once with the rest of the module, then patched: the calls written over the operations,
  * the guard bodies appended. Otherwise each changed body is re-encoded.
  */
-function codeSection(b: Uint8Array, code: Section, bodies: Body[], calls: number[][][], added: number[][]): Parts {
+function codeSection(b: Uint8Array, code: Section, bodies: Body[], replacements: (number[] | null)[][], added: number[][]): Parts {
   const c = new Cursor(b, code.start);
   const count = c.u32();
   const countBytes = uleb(count + added.length);
   const tail: number[][] = added.flatMap((body) => [uleb(body.length), body]);
-  const fits = bodies.every((body, i) => body.sites.every((op, k) => calls[i]![k]!.length <= op.end - op.at));
-  if (fits) {
+  const sameSize = (body: Body, i: number): boolean => !body.locals
+    && body.sites.every((op, k) => { const r = replacements[i]![k]; return !r || r.length === op.end - op.at; });
+  if (bodies.every(sameSize)) {
     const parts = [countBytes, b.subarray(c.pos, code.end), ...tail];
     const shift = countBytes.length - c.pos; // an old position -> its offset in the new content
     const patchAll = (out: Uint8Array, at: number): void => {
-      bodies.forEach((body, i) => body.sites.forEach((op, k) => patchCall(out, at + shift + op.at, at + shift + op.end, calls[i]![k]!)));
+      bodies.forEach((body, i) => body.sites.forEach((op, k) => {
+        const r = replacements[i]![k];
+        if (r) patchCall(out, at + shift + op.at, at + shift + op.end, r);
+      }));
     };
     return { parts, length: lengthOf(parts), patch: patchAll, resized: false };
   }
@@ -488,7 +542,11 @@ function codeSection(b: Uint8Array, code: Section, bodies: Body[], calls: number
     parts.push(b.subarray(copyFrom, body.head));
     const pieces: (Uint8Array | number[])[] = [];
     let from = body.start;
-    body.sites.forEach((op, k) => { pieces.push(b.subarray(from, op.at), calls[i]![k]!); from = op.end; });
+    if (body.locals) { pieces.push(body.locals.declarations); from = body.locals.instructions; }
+    body.sites.forEach((op, k) => {
+      const r = replacements[i]![k];
+      if (r) { pieces.push(b.subarray(from, op.at), r); from = op.end; }
+    });
     pieces.push(b.subarray(from, body.end));
     parts.push(uleb(lengthOf(pieces)), ...pieces);
     copyFrom = body.end;
@@ -507,14 +565,14 @@ function lengthOf(parts: readonly (Uint8Array | number[])[]): number {
  * A custom section as it goes into the rewritten module: the `name` section also names the guard
  * functions; branch hints are dropped when a body changed size (their offsets would be stale).
  */
-function customSection(b: Uint8Array, s: Section, resized: boolean, guards: Guard[]): Uint8Array | null {
+function customSection(b: Uint8Array, s: Section, resized: boolean, guards: Guard[], refresh: number | undefined): Uint8Array | null {
   const c = new Cursor(b, s.start);
   const nameLen = c.u32();
   const name = customName(b, s);
   if (resized && name.startsWith('metadata.code.')) return null;
   if (name !== 'name') return b.subarray(s.head, s.end);
   try {
-    return section(0, concat([b.subarray(s.start, c.pos + nameLen), namesWithGuards(b, c.pos + nameLen, s.end, guards)]));
+    return section(0, concat([b.subarray(s.start, c.pos + nameLen), namesWithGuards(b, c.pos + nameLen, s.end, guards, refresh)]));
   } catch {
     return b.subarray(s.head, s.end); // an unreadable name section stays as it was
   }
@@ -528,16 +586,15 @@ function customName(b: Uint8Array, s: Section): string {
 }
 
 /** The name section's subsections, with the guard functions added to the function names (id 1). */
-function namesWithGuards(b: Uint8Array, from: number, end: number, guards: Guard[]): Uint8Array {
+function namesWithGuards(b: Uint8Array, from: number, end: number, guards: Guard[], refresh: number | undefined): Uint8Array {
   const enc = new TextEncoder();
   const label = (site: Site): string => ({
     [SiteKind.Fill]: 'growth_guard.fill', [SiteKind.Copy]: 'growth_guard.copy', [SiteKind.Init]: `growth_guard.init${site.segment}`,
     [SiteKind.Wait32]: 'wait32', [SiteKind.Wait64]: 'wait64', [SiteKind.Atomic]: `growth_guard.atomic${site.op}`,
   })[site.kind];
-  const entries = guards.map((g) => {
-    const n = enc.encode(`spindle.${label(g.site)}`);
-    return [...uleb(g.index), ...uleb(n.length), ...n];
-  });
+  const entry = (index: number, name: string): number[] => { const n = enc.encode(`spindle.${name}`); return [...uleb(index), ...uleb(n.length), ...n]; };
+  const entries = guards.map((g) => entry(g.index, label(g.site)));
+  if (refresh !== undefined) entries.push(entry(refresh, 'growth_guard.refresh'));
   const parts: (Uint8Array | number[])[] = [];
   const c = new Cursor(b, from);
   let added = false;

@@ -33,7 +33,16 @@ export interface Site {
   memarg: number;
   /** Atomic accesses: the 0xFE sub-opcode. */
   op?: number;
+  /**
+   * Atomic accesses and waits: where the instructions just before it start, nearest first (up to
+   * PRODUCERS of them, in the same body; fewer at the body's start). thread-guards.ts reads the
+   * operands' producers there (atomic-guards.ts).
+   */
+  before?: number[];
 }
+
+/** How many preceding instruction starts an atomic site records (`Site.before`). */
+export const PRODUCERS = 6;
 
 export const enum SiteKind { Init = 8, Copy = 10, Fill = 11, Wait32 = 0x101, Wait64 = 0x102, Atomic = 0x200 }
 
@@ -152,13 +161,18 @@ function simdImmediates(b: Uint8Array, p: number, sub: number): number {
  * Skips the immediates of a 0xFE (atomics) instruction; reports a wait, and every other atomic
  * memory access (notify, loads, stores, read-modify-writes, compare-exchanges), to `onSite`.
  */
-function atomicImmediates(b: Uint8Array, p: number, sub: number, at: number, onSite: ((site: Site) => void) | null): number {
+function atomicImmediates(b: Uint8Array, p: number, sub: number, at: number, onSite: ((site: Site) => void) | null,
+  recent: number[], count: number): number {
   if (sub === 3) return p + 1; // atomic.fence
   if (sub === 0 || sub === WAIT32 || sub === WAIT64 || (sub >= 0x10 && sub <= 0x4e)) {
     const memarg = p;
     p = memArg(b, p);
     const kind = sub === WAIT32 ? SiteKind.Wait32 : sub === WAIT64 ? SiteKind.Wait64 : SiteKind.Atomic;
-    onSite?.({ kind, at, end: p, segment: -1, memories: [value], memarg, op: sub });
+    if (onSite) {
+      const before: number[] = [];
+      for (let i = 1; i <= Math.min(count, PRODUCERS); i++) before.push(recent[(count - i) % PRODUCERS]!);
+      onSite({ kind, at, end: p, segment: -1, memories: [value], memarg, op: sub, before });
+    }
     return p;
   }
   throw new CodeError(`unknown atomic instruction 0xfe ${sub}`);
@@ -214,6 +228,9 @@ export function walkBody(b: Uint8Array, start: number, end: number, onSite: ((si
   onInstruction?: (at: number) => void): void {
   let p = skipLocals(b, start, end);
   let depth = 1; // the function's own block
+  // The starts of the last PRODUCERS instructions (a ring; `count` instructions walked so far).
+  const recent = new Array<number>(PRODUCERS).fill(0);
+  let count = 0;
   while (depth > 0) {
     if (p >= end) throw new CodeError('the function has no closing end');
     onInstruction?.(p);
@@ -247,12 +264,14 @@ export function walkBody(b: Uint8Array, start: number, end: number, onSite: ((si
         const sub = value;
         if (op === 0xfc) p = miscImmediates(b, p, sub, at, onSite);
         else if (op === 0xfd) p = simdImmediates(b, p, sub);
-        else if (op === 0xfe) p = atomicImmediates(b, p, sub, at, onSite);
+        else if (op === 0xfe) p = atomicImmediates(b, p, sub, at, onSite, recent, count);
         else p = gcImmediates(b, p, sub);
         break;
       }
       default: throw new CodeError(`unknown opcode 0x${op.toString(16)}`);
     }
+    recent[count % PRODUCERS] = at;
+    count++;
   }
   if (p !== end) throw new CodeError(`the function ends at ${p}, its body at ${end}`);
 }

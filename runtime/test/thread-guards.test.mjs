@@ -1,7 +1,9 @@
-// The load-time rewrite of threaded programs (src/thread-guards.ts, src/wasm-code.ts): the
-// growth guard around memory.fill/copy/init and the wrapper around atomic waits.
+// The load-time rewrite of threaded programs (src/thread-guards.ts, src/atomic-guards.ts,
+// src/wasm-code.ts): the growth guard around memory.fill/copy/init and atomic accesses, and the
+// wrapper around atomic waits.
 //   - every module the repository builds round-trips: rewritten, it validates, keeps every
-//     function, has no unguarded site left, and is marked so it is not rewritten twice (the
+//     function, has no unguarded site left (each atomic access left in place is checked inline
+//     or provably within the initial memory), and is marked so it is not rewritten twice (the
 //     guest suites then run every threaded guest rewritten);
 //   - the walker follows every instruction family (SIMD, atomics, GC, both exception handling
 //     encodings, tail calls, typed references, multi-memory memargs);
@@ -29,6 +31,42 @@ function builtModules() {
   };
   for (const r of roots) if (existsSync(r)) walk(r);
   return out;
+}
+
+/** How many functions the module imports. */
+function importedFuncs(b) {
+  let p = 8;
+  const leb = () => { let v = 0, s = 0, x; do { x = b[p++]; v += (x & 0x7f) * 2 ** s; s += 7; } while (x & 0x80); return v; };
+  while (p < b.length) {
+    const id = b[p++];
+    const size = leb();
+    const end = p + size;
+    if (id === 2) {
+      let funcs = 0;
+      for (let n = leb(); n > 0; n--) {
+        for (let k = 0; k < 2; k++) { const len = leb(); p += len; } // module, name
+        const kind = b[p++];
+        if (kind === 0) { funcs++; leb(); } else if (kind === 1) { p++; const f = b[p++]; leb(); if (f & 1) leb(); } else if (kind === 2) { const f = b[p++]; leb(); if (f & 1) leb(); } else if (kind === 3) { p += 2; } else { p++; leb(); }
+      }
+      return funcs;
+    }
+    p = end;
+  }
+  return 0;
+}
+
+/** Whether an atomic site is preceded by an inline check that calls `refresh` (atomic-guards.ts). */
+function checkedInline(b, site, refresh) {
+  // The check ends `call refresh; end`; after it come at most the address and two values
+  // (local.get), or nothing.
+  const call = [0x10, ...uleb(refresh), 0x0b];
+  for (let i = 0; i < Math.min(site.before.length, 4); i++) {
+    const at = site.before[i];
+    if (b[at] === 0x20) continue; // the operands pushed back from locals
+    if (b[at] !== 0x0b) return false;
+    return site.before[i + 1] !== undefined && call.every((x, k) => b[site.before[i + 1] + k] === x);
+  }
+  return false;
 }
 
 /** The code section's bodies: [start, end) of each. */
@@ -59,19 +97,25 @@ describe('every module of the repository round-trips through the rewrite', () =>
       const r = guardThreads(original);
       if (r.unchanged) {
         // Only modules without a shared memory 0 or without any site are left alone.
-        assert.match(r.unchanged, /not shared|no bulk memory instruction or atomic access/);
+        assert.match(r.unchanged, /not shared|no bulk memory instruction or atomic access|provably within its initial size/);
         return;
       }
       assert.ok(WebAssembly.validate(r.bytes), `${name}: the rewritten module does not validate`);
       const before = bodies(original), after = bodies(r.bytes);
       const inserted = after.length - before.length;
-      // One per distinct (bulk kind or init segment | atomic instruction and memarg), at most one per site.
-      assert.ok(inserted >= 1 && inserted <= r.bulk + r.waits + r.atomics, `${inserted} functions inserted`);
-      // No site is left outside the inserted functions, and their own sites are one each.
-      const left = after.slice(0, before.length).reduce((n, [s, e]) => n + sitesOf(r.bytes, s, e).length, 0);
-      assert.equal(left, 0, `${left} unguarded sites left`);
-      for (const [s, e] of after.slice(before.length)) assert.equal(sitesOf(r.bytes, s, e).length, 1);
-      assert.equal(r.bulk + r.waits + r.atomics, before.reduce((n, [s, e]) => n + sitesOf(original, s, e).filter((x) => x.memories.every((m) => m === 0)).length, 0));
+      // One per distinct (bulk kind or init segment | wait memarg), and the inline checks' refresh.
+      assert.ok(inserted >= 1 && inserted <= r.bulk + r.waits + r.atomics + 1, `${inserted} functions inserted`);
+      // Every bulk operation and wait became a call; every atomic access left in the program's
+      // bodies is checked inline (the call of refresh, the last function, just before it) or was
+      // left alone as provably within the initial memory; the inserted functions' sites are one each.
+      const refresh = importedFuncs(r.bytes) + after.length - 1;
+      const left = after.slice(0, before.length).flatMap(([s, e]) => sitesOf(r.bytes, s, e).filter((x) => x.memories.every((m) => m === 0)));
+      assert.deepEqual(left.filter((x) => x.kind !== 0x200).map((x) => x.at), [], 'bulk operations or waits left in place');
+      const inline = left.filter((x) => checkedInline(r.bytes, x, refresh)).length;
+      assert.equal(inline, r.atomics, `${inline} atomic accesses checked inline, ${r.atomics} guarded`);
+      assert.equal(left.length - inline, r.elided, `${left.length - inline} atomic accesses left unchecked, ${r.elided} proved in bounds`);
+      for (const [s, e] of after.slice(before.length, after.length - (r.atomics ? 1 : 0))) assert.equal(sitesOf(r.bytes, s, e).length, 1);
+      assert.equal(r.bulk + r.waits + r.atomics + r.elided, before.reduce((n, [s, e]) => n + sitesOf(original, s, e).filter((x) => x.memories.every((m) => m === 0)).length, 0));
       assert.equal(guardThreads(r.bytes).unchanged, 'already rewritten');
     });
   }
@@ -209,7 +253,11 @@ describe('a wrapped wait keeps the caller\'s locals on the baseline compiler', (
 
 describe('a guarded atomic access does what the instruction does', () => {
   // add(a, v) -> old (i32.atomic.rmw.add offset 4), cas64(a, e, r) -> old (i64.atomic.rmw.cmpxchg),
-  // store8(a, v) (i32.atomic.store8), load(a) (i32.atomic.load offset 4), notify(a) (count 0), grow(pages).
+  // store8(a, v) (i32.atomic.store8), load(a) (i32.atomic.load offset 4), notify(a) (count 0), grow(pages):
+  // the address is a local, checked where it is (the first form of atomic-guards.ts).
+  // addB, cas64B: the same with an address computed (a + 0, a | 0): operands saved to locals (the second form).
+  // loadStatic() (100 + offset 4) and loadMasked(x) ((x & 0xfff)): provably in the initial page, left alone;
+  // loadHigh() (70000, past the initial page): checked.
   const m = new ModuleBuilder();
   m.importMemory('env', 'memory', { initial: 1, maximum: 4, shared: true });
   const g = (i) => op.localGet(i);
@@ -219,6 +267,11 @@ describe('a guarded atomic access does what the instruction does', () => {
   m.exportFunc('load', m.func(['i32'], ['i32'], [...g(0), 0xfe, 0x10, 0x02, 0x04]));
   m.exportFunc('notify', m.func(['i32'], ['i32'], [...g(0), ...op.i32(0), 0xfe, 0x00, 0x02, 0x00]));
   m.exportFunc('grow', m.func(['i32'], ['i32'], [...g(0), 0x40, 0x00]));
+  m.exportFunc('addB', m.func(['i32', 'i32'], ['i32'], [...g(0), ...op.i32(0), 0x6a, ...g(1), 0xfe, 0x1e, 0x02, 0x04]));
+  m.exportFunc('cas64B', m.func(['i32', 'i64', 'i64'], ['i64'], [...g(0), ...op.i32(0), 0x72, ...g(1), ...g(2), 0xfe, 0x49, 0x03, 0x00], ['i32']));
+  m.exportFunc('loadStatic', m.func([], ['i32'], [...op.i32(100), 0xfe, 0x10, 0x02, 0x04]));
+  m.exportFunc('loadMasked', m.func(['i32'], ['i32'], [...g(0), ...op.i32(0xfff), 0x71, 0xfe, 0x10, 0x02, 0x00]));
+  m.exportFunc('loadHigh', m.func([], ['i32'], [...op.i32(70000), 0xfe, 0x10, 0x02, 0x00]));
   const original = m.build();
   const guarded = guardThreads(original);
   const instance = (bytes) => {
@@ -226,16 +279,19 @@ describe('a guarded atomic access does what the instruction does', () => {
     return { memory, x: new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } }).exports };
   };
 
-  test('the module was rewritten: 5 atomic accesses guarded, one function each', () => {
+  test('the module was rewritten: 8 atomic accesses checked inline, 2 provably in bounds left alone', () => {
     assert.equal(guarded.unchanged, undefined);
-    assert.deepEqual({ bulk: guarded.bulk, waits: guarded.waits, atomics: guarded.atomics }, { bulk: 0, waits: 0, atomics: 5 });
+    assert.deepEqual({ bulk: guarded.bulk, waits: guarded.waits, atomics: guarded.atomics, elided: guarded.elided },
+      { bulk: 0, waits: 0, atomics: 8, elided: 2 });
+    assert.ok(WebAssembly.validate(guarded.bytes));
   });
 
   test('results and memory equal the unguarded module\'s, in the grown page too', () => {
     const results = [original, guarded.bytes].map((bytes) => {
       const { memory, x } = instance(bytes);
       x.grow(1);
-      const r = [x.add(100, 5), x.add(100, 7), x.add(70000, 3), x.load(70000), x.cas64(80000, 0n, 42n), x.cas64(80000, 1n, 9n), x.notify(90000)];
+      const r = [x.add(100, 5), x.add(100, 7), x.add(70000, 3), x.load(70000), x.cas64(80000, 0n, 42n), x.cas64(80000, 1n, 9n), x.notify(90000),
+        x.addB(70000, 4), x.addB(70100, 1), x.cas64B(80000, 42n, 7n), x.cas64B(80008, 1n, 2n), x.loadStatic(), x.loadMasked(0x12068), x.loadHigh()];
       x.store8(65537, 0x1ff);
       return JSON.stringify(r, (k, v) => (typeof v === 'bigint' ? String(v) : v)) + Buffer.from(new Uint8Array(memory.buffer, 0, 2 * 65536)).toString('base64');
     });
@@ -250,7 +306,8 @@ describe('a guarded atomic access does what the instruction does', () => {
       try { call(instance(bytes).x); } catch (e) { assert.ok(e instanceof WebAssembly.RuntimeError, String(e)); return e.message; }
       assert.fail('no trap');
     };
-    for (const call of [(x) => x.add(65536 - 6, 1), (x) => x.add(65536 - 4, 1), (x) => x.store8(65536, 1)]) {
+    for (const call of [(x) => x.add(65536 - 6, 1), (x) => x.add(65536 - 4, 1), (x) => x.store8(65536, 1), (x) => x.addB(65536 - 4, 1),
+      (x) => x.addB(65536 - 6, 1), (x) => x.cas64B(65536, 0n, 1n), (x) => x.cas64B(65532, 0n, 1n), (x) => x.loadHigh()]) {
       assert.equal(trap(guarded.bytes, call), trap(original, call));
     }
     assert.match(trap(original, (x) => x.store8(65536, 1)), /out of bounds/);
