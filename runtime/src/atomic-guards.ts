@@ -67,11 +67,15 @@ export function atomicShape(op: number): AtomicShape {
   return shape;
 }
 
-/** A u32 LEB128 at p: [value, position after it]. */
-function u32At(b: Uint8Array, p: number): [number, number] {
+/** The value of the last u32At (no tuple: this runs for every atomic access of a large module). */
+let value = 0;
+
+/** Reads a u32 LEB128 at p into `value`; returns the position after it. */
+function u32At(b: Uint8Array, p: number): number {
   let r = 0, shift = 0, byte;
   do { byte = b[p++]!; if (shift < 35) r += (byte & 0x7f) * 2 ** shift; shift += 7; } while (byte & 0x80);
-  return [r, p];
+  value = r;
+  return p;
 }
 
 /** An i32.const's immediate at p, as an unsigned 32-bit number. */
@@ -84,9 +88,10 @@ function i32At(b: Uint8Array, p: number): number {
 
 /** The offset of the memarg at `p` (alignment, an optional memory index, then the offset). */
 export function memargOffset(b: Uint8Array, p: number): number {
-  let [align, q] = u32At(b, p);
-  if (align & 0x40) q = u32At(b, q)[1];
-  return u32At(b, q)[0];
+  let q = u32At(b, p);
+  if (value & 0x40) q = u32At(b, q);
+  u32At(b, q);
+  return value;
 }
 
 /** Opcodes that push one value and read or write no local, memory or stack value. */
@@ -113,12 +118,12 @@ function addressBound(b: Uint8Array, before: number[], i: number): number {
 }
 
 /** Whether the access of `site` provably ends within the first `initialBytes` of the memory. */
-export function provedWithin(b: Uint8Array, site: Site, initialBytes: bigint): boolean {
+export function provedWithin(b: Uint8Array, site: Site, initialBytes: number): boolean {
   const i = addressProducer(b, site);
   if (i < 0) return false;
   const bound = addressBound(b, site.before!, i);
   if (bound < 0) return false;
-  return BigInt(bound) + BigInt(memargOffset(b, site.memarg)) + BigInt(atomicShape(site.op!).size) <= initialBytes;
+  return bound + memargOffset(b, site.memarg) + atomicShape(site.op!).size <= initialBytes; // < 2^34: exact in a double
 }
 
 /** The local that pushes the address, when the check can read it again (the first form); else -1. */
@@ -126,52 +131,66 @@ export function addressLocal(b: Uint8Array, site: Site): number {
   const i = addressProducer(b, site);
   if (i < 0) return -1;
   const at = site.before![i]!;
-  return b[at] === 0x20 ? u32At(b, at + 1)[0] : -1;
+  if (b[at] !== 0x20) return -1;
+  u32At(b, at + 1);
+  return value;
 }
 
 /** Locals a body needs for the second form: the address, and i32 / i64 values. */
 export interface ScratchLocals { address: number; i32: number[]; i64: number[] }
 
-function uleb(n: number): number[] {
-  const out: number[] = [];
+/** Appends n (>= 0) as an unsigned LEB128. */
+function pushUleb(out: number[], n: number): void {
   do {
-    let byte = n & 0x7f;
+    let byte = n % 128;
     n = Math.floor(n / 128);
     if (n) byte |= 0x80;
     out.push(byte);
   } while (n);
-  return out;
 }
 
-function sleb(n: bigint): number[] {
-  const out: number[] = [];
+/** Appends n (0 <= n < 2^53) as a signed LEB128. */
+function pushSleb(out: number[], n: number): void {
   for (;;) {
-    const byte = Number(n & 0x7fn);
-    n >>= 7n;
-    if ((n === 0n && !(byte & 0x40)) || (n === -1n && byte & 0x40)) { out.push(byte); return out; }
+    const byte = n % 128;
+    n = Math.floor(n / 128);
+    if (n === 0 && !(byte & 0x40)) { out.push(byte); return; }
     out.push(byte | 0x80);
   }
 }
+
+const uleb = (n: number): number[] => { const out: number[] = []; pushUleb(out, n); return out; };
 
 /** Where the check's inputs are: the global `known`, the function `refresh`. */
 export interface GuardRefs { known: number; refresh: number }
 
 /**
  * The bytes that replace the atomic instruction of `site` (its bytes included): the check, then
- * the instruction. `scratch` is undefined when the first form applies (addressLocal >= 0).
+ * the instruction. The first form reads the address from `local` (addressLocal); the second
+ * (local -1) saves the operands to `scratch` first.
  */
-export function inlineGuard(b: Uint8Array, site: Site, refs: GuardRefs, scratch?: ScratchLocals): number[] {
+export function inlineGuard(b: Uint8Array, site: Site, refs: GuardRefs, local: number, scratch?: ScratchLocals): number[] {
   const shape = atomicShape(site.op!);
-  const reach = BigInt(memargOffset(b, site.memarg)) + BigInt(shape.size);
-  // a (on the stack) -> if (i64(a) + reach > known) call refresh
-  const test = [0xad /* i64.extend_i32_u */, 0x42, ...sleb(reach), 0x7c /* i64.add */, 0x23, ...uleb(refs.known), 0x56 /* i64.gt_u */,
-    0x04, 0x40, 0x10, ...uleb(refs.refresh), 0x0b];
-  const instruction = [...b.subarray(site.at, site.end)];
-  if (!scratch) return [0x20, ...uleb(addressLocal(b, site)), ...test, ...instruction];
-  const values = (shape.valueType === I64 ? scratch.i64 : scratch.i32).slice(0, shape.values);
-  const save = values.slice().reverse().flatMap((l) => [0x21, ...uleb(l)]);
-  const load = values.flatMap((l) => [0x20, ...uleb(l)]);
-  return [...save, 0x22, ...uleb(scratch.address), ...test, 0x20, ...uleb(scratch.address), ...load, ...instruction];
+  const out: number[] = [];
+  const values = local >= 0 ? [] : (shape.valueType === I64 ? scratch!.i64 : scratch!.i32).slice(0, shape.values);
+  for (let i = values.length - 1; i >= 0; i--) { out.push(0x21); pushUleb(out, values[i]!); } // local.set, last operand first
+  out.push(local >= 0 ? 0x20 : 0x22); // local.get L, or local.tee the address
+  pushUleb(out, local >= 0 ? local : scratch!.address);
+  // i64(a) + offset + size > known ? call refresh
+  out.push(0xad /* i64.extend_i32_u */, 0x42);
+  pushSleb(out, memargOffset(b, site.memarg) + shape.size);
+  out.push(0x7c /* i64.add */, 0x23);
+  pushUleb(out, refs.known);
+  out.push(0x56 /* i64.gt_u */, 0x04, 0x40, 0x10);
+  pushUleb(out, refs.refresh);
+  out.push(0x0b);
+  if (local < 0) {
+    out.push(0x20);
+    pushUleb(out, scratch!.address);
+    for (const l of values) { out.push(0x20); pushUleb(out, l); }
+  }
+  for (let p = site.at; p < site.end; p++) out.push(b[p]!);
+  return out;
 }
 
 /** The body of the inserted `refresh` function: known = memory.grow(0) * 64 KiB. */

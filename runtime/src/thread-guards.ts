@@ -276,7 +276,7 @@ const MAX_LOCALS = 50_000;
  * a call. A body whose locals would pass V8's limit keeps calls for its atomic accesses.
  */
 function planBody(b: Uint8Array, layout: Layout, body: Body): void {
-  const initialBytes = layout.memory!.initial << PAGE_SHIFT;
+  const initialBytes = Number(layout.memory!.initial << PAGE_SHIFT);
   body.how = body.sites.map((s) => (!isAtomic(s) ? How.Call : provedWithin(b, s, initialBytes) ? How.Kept : How.Inline));
   const scratchSites = body.sites.filter((s, k) => body.how[k] === How.Inline && addressLocal(b, s) < 0);
   if (scratchSites.length === 0) return;
@@ -409,10 +409,13 @@ function replacementsFor(b: Uint8Array, bodies: Body[], guards: Map<string, Guar
   return bodies.map((body) => body.sites.map((site, k) => {
     const how = body.how[k]!;
     if (how === How.Kept) return null;
-    if (how === How.Inline) return inlineGuard(b, site, refs, addressLocal(b, site) < 0 ? body.locals!.scratch : undefined);
+    if (how === How.Inline) { const local = addressLocal(b, site); return inlineGuard(b, site, refs, local, local < 0 ? body.locals!.scratch : undefined); }
     const call = encoded.get(keyOf(b, site))!;
     const room = site.end - site.at;
-    return call.length <= room ? [...call, ...new Array<number>(room - call.length).fill(0x01 /* nop */)] : call;
+    if (call.length >= room) return call;
+    const padded = call.slice();
+    while (padded.length < room) padded.push(0x01 /* nop */);
+    return padded;
   }));
 }
 
@@ -536,23 +539,37 @@ function codeSection(b: Uint8Array, code: Section, bodies: Body[], replacements:
     };
     return { parts, length: lengthOf(parts), patch: patchAll, resized: false };
   }
-  const parts: (Uint8Array | number[])[] = [countBytes];
+  // Sizes first, then one copy into the new content (no list of pieces: a large module has tens
+  // of thousands of sites).
+  const sizes = bodies.map((body, i) => {
+    let n = body.end - body.start;
+    if (body.locals) n += body.locals.declarations.length - (body.locals.instructions - body.start);
+    body.sites.forEach((op, k) => { const r = replacements[i]![k]; if (r) n += r.length - (op.end - op.at); });
+    return n;
+  });
+  let length = countBytes.length + (code.end - c.pos) + lengthOf(tail);
+  bodies.forEach((body, i) => { length += uleb(sizes[i]!).length + sizes[i]! - (body.end - body.head); });
+  const out = new Uint8Array(length);
+  let at = 0;
+  const put = (part: Uint8Array | readonly number[]): void => { out.set(part, at); at += part.length; };
+  const copy = (from: number, to: number): void => put(b.subarray(from, to));
+  put(countBytes);
   let copyFrom = c.pos;
   bodies.forEach((body, i) => {
-    parts.push(b.subarray(copyFrom, body.head));
-    const pieces: (Uint8Array | number[])[] = [];
+    copy(copyFrom, body.head);
+    put(uleb(sizes[i]!));
     let from = body.start;
-    if (body.locals) { pieces.push(body.locals.declarations); from = body.locals.instructions; }
+    if (body.locals) { put(body.locals.declarations); from = body.locals.instructions; }
     body.sites.forEach((op, k) => {
       const r = replacements[i]![k];
-      if (r) { pieces.push(b.subarray(from, op.at), r); from = op.end; }
+      if (r) { copy(from, op.at); put(r); from = op.end; }
     });
-    pieces.push(b.subarray(from, body.end));
-    parts.push(uleb(lengthOf(pieces)), ...pieces);
+    copy(from, body.end);
     copyFrom = body.end;
   });
-  parts.push(b.subarray(copyFrom, code.end), ...tail);
-  return { parts, length: lengthOf(parts), resized: true };
+  copy(copyFrom, code.end);
+  tail.forEach(put);
+  return { parts: [out], length, resized: true };
 }
 
 function lengthOf(parts: readonly (Uint8Array | number[])[]): number {
