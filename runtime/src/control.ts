@@ -206,6 +206,17 @@ export class Control {
     Atomics.notify(this.words, READY_SEQ);
   }
 
+  /** Idle workers (on the idle stack) that are still booting: not ready for a thread yet. */
+  idleBooting(): number {
+    this.lock();
+    let booting = 0;
+    for (let i = 0; i < this.words[IDLE_COUNT]!; i++) {
+      if (Atomics.load(this.words, this.slotWord(this.words[this.idle(i)]!, 3)) !== 1) booting++;
+    }
+    this.unlock();
+    return booting;
+  }
+
   /** `slot`'s worker took its command (called by that worker). */
   markBusy(slot: number): void { Atomics.store(this.words, this.slotWord(slot, 3), 0); }
 

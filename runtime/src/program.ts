@@ -7,7 +7,7 @@
  * The main thread never takes part in a spawn or a file operation: threads find idle workers
  * through the control block themselves. It only waits (asynchronously) for output and the exit.
  */
-import { Control, CMD_RUN_MAIN, OUT_SEQ, STATE, STATE_EXITED, type PoolStats } from './control.js';
+import { Control, CMD_RUN_MAIN, OUT_SEQ, STATE, STATE_EXITED, STATE_RUNNING, type PoolStats } from './control.js';
 import { ExitSignal, SpindleError } from './errors.js';
 import type { LoadedProgram } from './load.js';
 import { OutputRings, type StreamRoute } from './output.js';
@@ -48,6 +48,8 @@ export interface RunOptions extends FsOptions {
 }
 
 const DEFAULT_MAX_THREADS = 512;
+/** How often `poolBooted` looks at the pool. */
+const POOL_POLL_MS = 5;
 
 /**
  * What an embedder that runs a reactor sets for the program's workers (napi/): its worker script
@@ -121,6 +123,19 @@ export class Program {
   /** The worker pool's counters (workers started, spawns that had to grow the pool, ...). */
   poolStats(): PoolStats {
     return this.ctl.stats();
+  }
+
+  /**
+   * Resolves once no idle pool worker is still booting (each has its instance and waits for a
+   * thread), the program ended, or `timeoutMs` passed: for a caller that wants the prewarmed pool
+   * booted before its work starts, as emnapi's asynchronous instantiate waits for its own workers
+   * (napi/host.ts). Polls (every POOL_POLL_MS) without blocking the calling thread.
+   */
+  async poolBooted(timeoutMs = 10_000): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    while (this.ctl.idleBooting() > 0 && Atomics.load(this.ctl.words, STATE) === STATE_RUNNING && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, POOL_POLL_MS));
+    }
   }
 
   /** Ends the program now with `code` (as if a thread called proc_exit). */

@@ -216,6 +216,11 @@ class NapiSession {
     return this.started(source);
   }
 
+  /**
+   * As emnapi's asynchronous instantiate, which resolves once its worker pool has loaded the
+   * module: resolves once spindle's prewarmed pool workers have booted, so that booting them does
+   * not take CPU time from the addon's first calls (rolldown's first bundle on 2 cores).
+   */
   async finishAsync(instantiate: () => Promise<NapiSource>): Promise<NapiSource> {
     let source;
     try {
@@ -224,7 +229,9 @@ class NapiSession {
       this.abandon();
       throw e;
     }
-    return this.started(source);
+    this.started(source);
+    await this.program!.poolBooted();
+    return source;
   }
 
   private started(source: NapiSource): NapiSource {
