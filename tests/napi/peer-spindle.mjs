@@ -4,7 +4,9 @@
 import { loadNapiSync } from '../../runtime/dist/napi/index.js';
 
 const [sandbox, call, arg] = process.argv.slice(2);
-const LINGER_MS = 5000;
+// Long enough for a loaded machine to start the thread and see it trap (the trap ends the process
+// at once); a run that outlives it exits 0 and fails the test.
+const LINGER_MS = 60_000;
 const peer = loadNapiSync(new URL('../../build/napi/peer.wasm', import.meta.url), { dirs: [{ host: sandbox, guest: '/sandbox' }] });
 console.log(peer[call](arg));
 // trapOnThread detach: the process goes on (as a server would) while the thread traps.

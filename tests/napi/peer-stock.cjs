@@ -32,4 +32,6 @@ const { napiModule } = runtime.instantiateNapiModuleSync(readFileSync(join(__dir
 });
 console.log(napiModule.exports[call](arg));
 // trapOnThread detach: the process goes on (as a server would) while the thread traps.
-if (call === 'trapOnThread' && arg !== 'join') setTimeout(() => {}, 5000);
+// Long enough for a loaded machine to start the thread and see it trap (the trap ends the process
+// at once); a run that outlives it exits 0 and fails the test.
+if (call === 'trapOnThread' && arg !== 'join') setTimeout(() => {}, 60_000);
