@@ -13,7 +13,8 @@
  * bundle.mjs), its path, Node's version and arch and this process's V8 options (execArgv,
  * NODE_OPTIONS). V8 checks a cache's V8 version and flags itself, but of the source only its
  * length: another bundle of the same length must never run this one's code, hence the content
- * hash. A cache V8 refuses anyway is replaced at exit. Without a cache directory
+ * hash. A cache V8 refuses anyway is replaced at exit. `cli/` keeps the CLI_ENTRIES newest
+ * entries (a bench snapshot, a rebuild, another Node line each make one). Without a cache directory
  * (SPINDLE_CACHE_DIR=none) the bundle is required as Node would. Code compiled by a vm.Script
  * may not `import()` (Node 20-26, without --experimental-vm-modules): hence the subcommands here.
  *
@@ -24,11 +25,14 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as Vm from 'node:vm';
-import { cacheDir, writeEntryAtomic } from './platform/node/cache-dir.js';
+import { cacheDir, keepNewest, writeEntryAtomic } from './platform/node/cache-dir.js';
 
 /** The bundle's file name, beside this file, and the hash of its content (scripts/bundle.mjs). */
 declare const __SPINDLE_CLI_BUNDLE__: string;
 declare const __SPINDLE_CLI_BUILD__: string;
+
+/** Entries kept in `cli/` (~180 KB each). */
+const CLI_ENTRIES = 16;
 
 const bundle = join(dirname(fileURLToPath(import.meta.url)), __SPINDLE_CLI_BUNDLE__);
 const requireHere = createRequire(bundle);
@@ -54,7 +58,9 @@ function runBundle(): void {
   const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, 'utf8')}\n})`;
   const script = new vm.Script(source, { filename: bundle, cachedData });
   if (!cachedData || script.cachedDataRejected) {
-    process.once('exit', () => { writeEntryAtomic(file, script.createCachedData()); });
+    process.once('exit', () => {
+      if (writeEntryAtomic(file, script.createCachedData())) keepNewest(dirname(file), CLI_ENTRIES);
+    });
   }
   const module = { exports: {} };
   (script.runInThisContext() as ModuleFunction)(module.exports, requireHere, module, bundle, dirname(bundle));

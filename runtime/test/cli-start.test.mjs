@@ -1,9 +1,10 @@
 // The spindle command's first file (runtime/src/cli-start.ts, dist/cli.cjs): the CLI bundle runs
 // with V8's code cache kept in the cache directory (`cli/`). A cold and a warm start give the same
 // results, a warm start uses the entry the cold one wrote, a damaged entry is replaced, a rebuilt
-// bundle of the same length never runs the old one's code, and SPINDLE_CACHE_DIR=none writes nothing.
+// bundle of the same length never runs the old one's code, the folder is pruned to its newest
+// entries, and SPINDLE_CACHE_DIR=none writes nothing.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,6 +73,22 @@ describe('the CLI bundle\'s code cache', { skip: needs(hello, 'bash tests/guests
     assert.equal(start.split(`"${hash(oldBundle)}"`).length, 2, 'cli.cjs holds the bundle\'s hash once');
     writeFileSync(cli, start.replace(`"${hash(oldBundle)}"`, `"${hash(newBundle)}"`));
     assert.equal(run(), '0.1.9\n');
+  });
+
+  test('the folder keeps the 16 newest entries: a new one stays, the oldest others go', () => {
+    const dir = freshDir();
+    mkdirSync(join(dir, 'cli'), { recursive: true });
+    const old = Array.from({ length: 20 }, (_, i) => `old-${String(i).padStart(2, '0')}.bin`);
+    old.forEach((name, i) => {
+      const file = join(dir, 'cli', name);
+      writeFileSync(file, 'stale');
+      utimesSync(file, 1_000_000 + i, 1_000_000 + i); // old-19 the newest of them
+    });
+    expectHello(runCli(['run', hello], withCache(dir)), 'cold');
+    const left = entries(dir).sort();
+    assert.equal(left.length, 16, left.join(' '));
+    assert.deepEqual(left.filter((f) => f.startsWith('old-')), old.slice(5), 'not the 15 newest old entries');
+    assert.equal(left.filter((f) => !f.startsWith('old-')).length, 1, 'the new entry is not there');
   });
 
   test('SPINDLE_CACHE_DIR=none: no cache directory is made, and the program runs', () => {

@@ -6,11 +6,12 @@
  * Directory: $SPINDLE_CACHE_DIR, else $XDG_CACHE_HOME/spindle, else ~/.cache/spindle (as
  * wasmtime keeps its compile cache); SPINDLE_CACHE_DIR=none turns every cache off.
  *
- * Invariant: an entry is written under a temporary name and renamed, so a reader never sees a
+ * Invariants: an entry is written under a temporary name and renamed, so a reader never sees a
  * partial one. A cache only saves time: any I/O error means "do without" and is never reported.
+ * A folder pruned with `keepNewest` holds at most that many files (the oldest go first).
  * Loaded by the CLI's first file: imports nothing but Node built-ins the CLI loads anyway.
  */
-import { mkdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -33,5 +34,28 @@ export function writeEntryAtomic(file: string, data: Uint8Array | readonly Uint8
   } catch {
     try { unlinkSync(tmp); } catch { /* never written */ }
     return false;
+  }
+}
+
+/**
+ * Removes all but the `keep` most recently written files of `folder` (entries of builds, paths or
+ * Node versions no longer run, and temporaries a crash left), so that it never grows without end.
+ */
+export function keepNewest(folder: string, keep: number): void {
+  try {
+    const files = readdirSync(folder).map((name) => {
+      const path = join(folder, name);
+      try {
+        return { path, mtime: statSync(path).mtimeMs };
+      } catch {
+        return { path, mtime: 0 };
+      }
+    });
+    files.sort((a, b) => b.mtime - a.mtime);
+    for (const f of files.slice(keep)) {
+      try { unlinkSync(f.path); } catch { /* gone already, or not ours to remove */ }
+    }
+  } catch {
+    // no folder: nothing to prune
   }
 }
