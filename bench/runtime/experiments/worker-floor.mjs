@@ -5,7 +5,7 @@
  * beyond the pool (the thread-cost experiment compares spindle with it).
  *
  * Shape: N bare workers (an eval'd script of a few lines, bench/runtime/hosts/bare-workers.mjs)
- * blocked at once, and N = 1; per worker = (median at N - median at 1) / (N - 1).
+ * blocked at once (default 64), and N = 1; per worker = (median at N - median at 1) / (N - 1).
  * Configurations: Worker options and process flags, one change each from the default:
  *
  *   default          new Worker(script, { eval: true })
@@ -36,7 +36,8 @@ export const title = 'The floor of a thread on Node: one bare worker, by how it 
 export const needs = [];
 export const runByDefault = false;
 export const params = {
-  workers: 'workers blocked at once (default 128)',
+  workers: 'workers blocked at once (default 64)',
+  variants: 'the configurations to run, comma-separated names (default: all of them)',
   lines: 'other Node lines, comma-separated majors (default 26; none: only the PATH\'s node)',
 };
 export const notes = [
@@ -70,7 +71,10 @@ export function unavailable() {
 }
 
 export async function run(ctx) {
-  const n = Number(ctx.params?.[`${id}.workers`] ?? 128);
+  const n = Number(ctx.params?.[`${id}.workers`] ?? 64);
+  const only = ctx.params?.[`${id}.variants`]?.split(',');
+  for (const name of only ?? []) if (!VARIANTS.some(([v]) => v === name)) throw new Error(`${id}.variants: unknown ${name} (known: ${VARIANTS.map(([v]) => v).join(', ')})`);
+  const variants = VARIANTS.filter(([name]) => !only || only.includes(name));
   if (!(Number.isInteger(n) && n > 1)) throw new Error(`${id}.workers must be a whole number > 1, got ${n}`);
   const bare = join(ctx.benchDir, 'hosts', 'bare-workers.mjs');
   const nodes = [{ major: process.versions.node.split('.')[0], exe: process.execPath, suffix: '' },
@@ -79,7 +83,7 @@ export async function run(ctx) {
   for (const size of [n, 1]) {
     const variant = `blocked N=${size}`;
     for (const { major, exe, suffix } of nodes) {
-      for (const [name, flags, options] of VARIANTS) {
+      for (const [name, flags, options] of variants) {
         const config = `${name}${suffix}`;
         const usage = underRusage([exe, [...flags, bare, '--options', JSON.stringify(options), 'blocked', String(size)]], `${config}-${size}`);
         const check = (r) => {
