@@ -1,9 +1,11 @@
 /**
  * The measuring loop shared by the experiments: every configuration of one comparison runs in
  * the same session, interleaved round by round (so slow drift of the machine hits all of them
- * alike), after one uncounted warm-up round. A run counts only if its process exited 0 and its
- * output passed the configuration's check; a configuration that fails once is reported as failed
- * with the reason and no time, never silently dropped.
+ * alike), after one uncounted warm-up round; every other round runs them in the reverse order, so
+ * no configuration always runs right after the same other one (a process's start-up depends on
+ * what ran just before it: page cache, CPU caches, the kernel's scheduler). A run counts only if
+ * its process exited 0 and its output passed the configuration's check; a configuration that
+ * fails once is reported as failed with the reason and no time, never silently dropped.
  */
 import { runCommand, describeFailure } from './proc.mjs';
 import { min, median, ratio } from './stats.mjs';
@@ -21,7 +23,8 @@ import { min, median, ratio } from './stats.mjs';
 export async function measure(ctx, spec) {
   const state = spec.configs.map((c) => ({ c, values: Object.fromEntries(spec.metrics.map((m) => [m.key, []])), error: undefined }));
   for (let round = -1; round < ctx.runs; round++) {
-    for (const s of state) {
+    const order = round % 2 === 0 ? [...state].reverse() : state;
+    for (const s of order) {
       if (s.error) continue;
       const [exe, args] = s.c.cmd;
       let r;
