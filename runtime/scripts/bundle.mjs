@@ -6,7 +6,8 @@
 //                         says why and how; it gets the bundle's content hash from here)
 //   dist/cli.js           what `node runtime/dist/cli.js` runs: a three-line ES module that
 //                         requires dist/cli.cjs
-//   dist/node-worker.cjs  the pool worker for Node (src/node-worker.ts), one CommonJS file
+//   dist/node-worker.cjs  the pool worker for Node (src/node-worker.ts), one CommonJS file (an iife),
+//                         started through dist/node-worker-loader.cjs (platform/node/worker-code.ts)
 //                         (dist/worker.js stays for browsers)
 // Loading one file instead of ~30 modules saves ~30 ms per process and per worker. CommonJS rather
 // than one ES module: Node's ES module loader costs a process ~5 ms of CPU before the first line
@@ -68,7 +69,13 @@ ${SHIM_MARK} (scripts/bundle.mjs says why); this file runs it.
 import { createRequire } from 'node:module';
 createRequire(import.meta.url)('./cli.cjs');
 `);
-await build({ ...common, entryPoints: ['dist/node-worker.js'], outfile: 'dist/node-worker.cjs' });
+// The worker bundle is one function expression called at once (iife): Node may run it as a
+// CommonJS module or, through platform/node/worker-code.ts's loader (dist/node-worker-loader.cjs,
+// written here), as a script of the worker's global scope, where the bundle's top-level names
+// must not become globals. It needs `require` and `__filename` from either.
+await build({ ...common, format: 'iife', entryPoints: ['dist/node-worker.js'], outfile: 'dist/node-worker.cjs' });
+const { LOADER } = await import(new URL('../dist/platform/node/worker-code.js', import.meta.url).href);
+writeFileSync('dist/node-worker-loader.cjs', LOADER);
 
 const fsModule = new URL('../../build/fs-module/spindle-fs.wasm', import.meta.url);
 if (existsSync(fsModule)) {

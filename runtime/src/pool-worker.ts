@@ -18,7 +18,12 @@ import { reportFailure, runThread, ThreadFactory, ThreadStdio, type InstanceHook
 import type { WorkerInit } from './protocol.js';
 import type { Platform } from './platform/types.js';
 
-export function serve(init: WorkerInit, platform: Platform, hooks?: InstanceHooks): void {
+/**
+ * `idleReady` runs once, the first time this worker has its instance and no command is waiting
+ * (its creator put it on the idle stack): work that must not delay a thread (node-worker.ts
+ * shares the worker's compiled code with the next workers).
+ */
+export function serve(init: WorkerInit, platform: Platform, hooks?: InstanceHooks, idleReady?: () => void): void {
   const ctl = new Control(init.control);
   const stdio = new ThreadStdio(init, platform);
   const factory = new ThreadFactory(init, platform, stdio, hooks);
@@ -36,6 +41,7 @@ export function serve(init: WorkerInit, platform: Platform, hooks?: InstanceHook
     // this worker put the slot on the stack, or commanded it, before the first round.)
     ctl.markReady(init.slot);
     if (!first) { ctl.pushIdle(init.slot); ctl.endPreparing(); }
+    if (idleReady && Atomics.load(ctl.words, cmdWord) === CMD_NONE) { idleReady(); idleReady = undefined; }
     while (Atomics.load(ctl.words, cmdWord) === CMD_NONE) Atomics.wait(ctl.words, cmdWord, CMD_NONE);
     ctl.markBusy(init.slot);
     if (ctl.exited) return;

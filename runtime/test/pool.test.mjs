@@ -7,7 +7,13 @@ import { after, describe, test } from 'node:test';
 import { Control } from '../dist/control.js';
 import { PoolKeeper } from '../dist/pool.js';
 import { createProgram, load } from '../dist/index.js';
+import { codeCache, LOADER, publishCodeCache } from '../dist/platform/node/worker-code.js';
 import { exitGuard, guest, RUN_TIMEOUT_MS } from './helpers.mjs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Script } from 'node:vm';
+import { Worker } from 'node:worker_threads';
 
 exitGuard(after);
 const c = (name) => guest('c', name);
@@ -145,5 +151,60 @@ describe('pool: threads beyond the pool', () => {
     // Every worker is the main one, the prewarmed one, one a spawn started itself, or one the
     // owner started ahead: some must be the last kind.
     assert.ok(started > 2 + grown, `no worker was started ahead of demand: ${JSON.stringify(r.stats)}`);
+  });
+});
+
+describe('pool: the compiled code Node workers share (platform/node/worker-code.ts)', () => {
+  // A stand-in for the worker bundle: an iife that reports what the loader gave it.
+  const BUNDLE = `(() => {
+    const { parentPort } = require('node:worker_threads');
+    const w = globalThis.__spindle_worker;
+    const add = (a, b) => a + b;
+    parentPort.postMessage({ file: __filename, init: w.init, rejected: w.script.cachedDataRejected, sum: add(2, 3) });
+  })();`;
+  const dir = mkdtempSync(join(tmpdir(), 'spindle-worker-code-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'bundle.cjs');
+  writeFileSync(file, BUNDLE);
+
+  const start = (code) => new Promise((resolve, reject) => {
+    const w = new Worker(LOADER, { eval: true, workerData: { file, init: { slot: 7 }, code } });
+    w.once('message', (m) => { resolve(m); void w.terminate(); });
+    w.once('error', reject);
+  });
+
+  test('a program\'s workers write their compiled code into the process\'s buffer once, for the next ones', async () => {
+    const r = await runWithStats(c('blocked'), ['4'], { threads: 2 });
+    assert.equal(r.code, 0, r.output);
+    const words = new Int32Array(codeCache(), 0, 2);
+    assert.equal(codeCache(), codeCache(), 'one buffer per thread');
+    assert.equal(words[0], 2, 'READY: a worker wrote the cache');
+    assert.ok(words[1] > 1000, `cache of ${words[1]} bytes`);
+  });
+
+  test('the loader runs the bundle with require, __filename and its start; the first cache written is used by later workers', async () => {
+    const code = new SharedArrayBuffer(1 << 20);
+    const first = await start(code);
+    assert.deepEqual(first, { file, init: { slot: 7 }, rejected: undefined, sum: 5 }); // no cache yet
+    // What a worker does after its first instance, here from a script of the same source.
+    const script = new Script(readFileSync(file, 'utf8'), { filename: file });
+    publishCodeCache({ init: {}, code, script });
+    const words = new Int32Array(code, 0, 2);
+    assert.equal(words[0], 2, 'READY');
+    const length = words[1];
+    assert.ok(length > 0);
+    publishCodeCache({ init: {}, code, script }); // only the first writer writes
+    assert.equal(words[1], length);
+    const later = await start(code);
+    assert.equal(later.rejected, false, 'V8 took the shared cache');
+    assert.equal(later.sum, 5);
+  });
+
+  test('a cache that does not fit is never written, and workers compile as without one', async () => {
+    const code = new SharedArrayBuffer(16);
+    publishCodeCache({ init: {}, code, script: new Script(readFileSync(file, 'utf8'), { filename: file }) });
+    assert.equal(new Int32Array(code, 0, 1)[0], 3, 'FULL');
+    const w = await start(code);
+    assert.equal(w.rejected, undefined);
   });
 });

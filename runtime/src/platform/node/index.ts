@@ -9,9 +9,11 @@ import { availableParallelism } from 'node:os';
 import { existsSync, fstatSync, readSync, writeSync } from 'node:fs';
 import type * as FsPromises from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { Platform, WorkerHandle } from '../types.js';
 import type { WorkerInit } from '../../protocol.js';
 import { errnoOfNodeError, sleepMs } from './errno.js';
+import { codeCache, type LoaderData } from './worker-code.js';
 import { nodeHostFs } from './host-fs.js';
 
 // The worker script: the one-file CommonJS bundle when there is one (scripts/bundle.mjs; inside
@@ -21,6 +23,9 @@ declare const __SPINDLE_NODE_WORKER__: string | undefined;
 const workerUrl = typeof __SPINDLE_NODE_WORKER__ === 'string'
   ? new URL(__SPINDLE_NODE_WORKER__, import.meta.url)
   : [new URL('../../node-worker.cjs', import.meta.url), new URL('../../node-worker.js', import.meta.url)].find((u) => existsSync(u))!;
+// The loader of the bundle (scripts/bundle.mjs writes it from worker-code.ts's LOADER), if any.
+const loaderUrl = workerUrl.pathname.endsWith('.cjs') && existsSync(new URL('./node-worker-loader.cjs', workerUrl))
+  ? new URL('./node-worker-loader.cjs', workerUrl) : undefined;
 
 // Loaded on first use: only the owner asks whether an fd is a terminal, and node:tty costs a
 // worker 3-5 ms of CPU to load (node:v8, 0.4-1.1 ms, only a worker that starts workers needs);
@@ -67,11 +72,18 @@ function startWorker(init: WorkerInit, onFailure: (message: string) => void): Wo
   // closed on worker B was closed AGAIN by A's exit, by then another thread's file or libuv's own
   // epoll/eventfd (libuv aborts: the silent SIGABRT of issue 14), and a file still in use by
   // other threads was closed under them.
-  const script = init.workerScript ? new URL(init.workerScript) : workerUrl;
   const threads = lazyRequire('node:worker_threads') as typeof WorkerThreads;
-  const w = new threads.Worker(script, {
-    workerData: init, env: threads.SHARE_ENV, stdout: false, stderr: false, trackUnmanagedFds: false, resourceLimits: resourceLimits(),
-  });
+  const options = { env: threads.SHARE_ENV, stdout: false, stderr: false, trackUnmanagedFds: false, resourceLimits: resourceLimits() } as const;
+  let w: WorkerThreads.Worker;
+  if (init.workerScript || !loaderUrl) {
+    w = new threads.Worker(init.workerScript ? new URL(init.workerScript) : workerUrl, { ...options, workerData: init });
+  } else {
+    // The default worker: the bundle through the loader, with the compiled code of the process's
+    // first idle worker (worker-code.ts). A file, not eval'd code: Node runs its --import and
+    // --require preloads only in workers started from a file.
+    const workerData: LoaderData = { file: fileURLToPath(workerUrl), init, code: codeCache() };
+    w = new threads.Worker(loaderUrl, { ...options, workerData });
+  }
   if (init.detached) w.unref();
   w.on('error', (e) => onFailure(`worker for slot ${init.slot} failed: ${e instanceof Error ? e.message : String(e)}`));
   w.on('exit', (code) => onFailure(`worker for slot ${init.slot} stopped (exit code ${code}) while the program was running; `
