@@ -13,8 +13,10 @@
  *   rounds of compare-and-swap (wasi-libc's dlmalloc) then hammer the lock's cache line while its
  *   holder tries to release it. Measured (malloc ring, wasi-libc's dlmalloc, 4M pairs, 2 cores):
  *   a no-op took 770-880 ms at T=2 where node:wasi's real sched_yield took 354-455 ms; a short
- *   spin, with a sleep when the same thread yields again and again (its lock holder is most
- *   likely not running: more threads than cores), took 274-317 ms at T=2 and 321-425 at T=4.
+ *   spin, with a sleep when the same thread yields again within 50 us (its lock holder is most
+ *   likely not running: more threads than cores), took 274-317 ms at T=2 and 321-425 at T=4 when
+ *   it slept at the 4th yield of a run. At 1M pairs, sleeping at the 4th, 2nd or 1st yield after
+ *   the first: T=4 median 107 / 74-87 / 67 ms, T=2 74 / 65-72 / 62 ms: sleep at once.
  *
  * Thread rules: none.
  */
@@ -27,8 +29,8 @@ import type { WasiHost } from './host.js';
 const SPINS = 512;
 /** Yields less than this apart (ms) count as one run: the same lock still held. */
 const RUN_GAP_MS = 0.05;
-/** After this many yields in one run, sleep: the lock's holder needs the CPU. */
-const RUN_BEFORE_SLEEP = 4;
+/** At this many yields in a run after its first, sleep: the lock's holder needs the CPU. */
+const RUN_BEFORE_SLEEP = 1;
 /** How long that sleep asks for (ms); the OS makes it ~50-80 us. */
 const SLEEP_MS = 0.02;
 
