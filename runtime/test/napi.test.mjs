@@ -127,9 +127,13 @@ describe('napi: what the stock stack gets wrong, right on spindle (tests/napi/pe
     const stuck = peerRun('spindle', 'trapOnThread', 'join');
     assert.deepEqual({ signal: stuck.signal, hung: stuck.hung }, { signal: 'SIGABRT', hung: false });
     assert.match(stuck.stderr, trap);
-    // The stock stack: an uncaught exception on the main thread (exit 1) when it is free; a hang
-    // when it waits for the thread.
-    assert.equal(peerRun('node', 'trapOnThread', 'detach').status, 1);
+    // The stock stack: when the main thread is free, the trap becomes an uncaught exception on
+    // the main thread (exit 1), or, in some runs (CI, 2026-11-25: after the whole 60 s linger),
+    // it is lost and the process exits 0: never 134 with the thread named. A hang when the main
+    // thread waits for the thread.
+    const stock = peerRun('node', 'trapOnThread', 'detach');
+    assert.ok([0, 1].includes(stock.status), `stock stack, free main thread: status ${stock.status}`);
+    assert.doesNotMatch(stock.stderr, trap);
     assert.equal(peerRun('node', 'trapOnThread', 'join', 15_000).hung, true, 'the stock stack was expected to hang');
   });
 });
