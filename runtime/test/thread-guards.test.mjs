@@ -33,26 +33,32 @@ function builtModules() {
   return out;
 }
 
+/**
+ * A reader at the start of section `id`'s contents in module `b` (`p`: the position, `leb()`: reads
+ * an unsigned LEB128 there), or undefined when the module has no such section.
+ */
+function section(b, id) {
+  const r = { p: 8, leb() { let v = 0, s = 0, x; do { x = b[this.p++]; v += (x & 0x7f) * 2 ** s; s += 7; } while (x & 0x80); return v; } };
+  while (r.p < b.length) {
+    const sid = b[r.p++];
+    const size = r.leb();
+    if (sid === id) return r;
+    r.p += size;
+  }
+  return undefined;
+}
+
 /** How many functions the module imports. */
 function importedFuncs(b) {
-  let p = 8;
-  const leb = () => { let v = 0, s = 0, x; do { x = b[p++]; v += (x & 0x7f) * 2 ** s; s += 7; } while (x & 0x80); return v; };
-  while (p < b.length) {
-    const id = b[p++];
-    const size = leb();
-    const end = p + size;
-    if (id === 2) {
-      let funcs = 0;
-      for (let n = leb(); n > 0; n--) {
-        for (let k = 0; k < 2; k++) { const len = leb(); p += len; } // module, name
-        const kind = b[p++];
-        if (kind === 0) { funcs++; leb(); } else if (kind === 1) { p++; const f = b[p++]; leb(); if (f & 1) leb(); } else if (kind === 2) { const f = b[p++]; leb(); if (f & 1) leb(); } else if (kind === 3) { p += 2; } else { p++; leb(); }
-      }
-      return funcs;
-    }
-    p = end;
+  const r = section(b, 2);
+  if (!r) return 0;
+  let funcs = 0;
+  for (let n = r.leb(); n > 0; n--) {
+    for (let k = 0; k < 2; k++) { const len = r.leb(); r.p += len; } // module, name
+    const kind = b[r.p++];
+    if (kind === 0) { funcs++; r.leb(); } else if (kind === 1) { r.p++; const f = b[r.p++]; r.leb(); if (f & 1) r.leb(); } else if (kind === 2) { const f = b[r.p++]; r.leb(); if (f & 1) r.leb(); } else if (kind === 3) { r.p += 2; } else { r.p++; r.leb(); }
   }
-  return 0;
+  return funcs;
 }
 
 /** Whether an atomic site is preceded by an inline check that calls `refresh` (atomic-guards.ts). */
@@ -71,20 +77,10 @@ function checkedInline(b, site, refresh) {
 
 /** The code section's bodies: [start, end) of each. */
 function bodies(b) {
-  let p = 8;
-  const leb = () => { let v = 0, s = 0, x; do { x = b[p++]; v += (x & 0x7f) * 2 ** s; s += 7; } while (x & 0x80); return v; };
-  while (p < b.length) {
-    const id = b[p++];
-    const size = leb();
-    const end = p + size;
-    if (id === 10) {
-      const out = [];
-      for (let n = leb(); n > 0; n--) { const len = leb(); out.push([p, p + len]); p += len; }
-      return out;
-    }
-    p = end;
-  }
-  return [];
+  const r = section(b, 10);
+  const out = [];
+  if (r) for (let n = r.leb(); n > 0; n--) { const len = r.leb(); out.push([r.p, r.p + len]); r.p += len; }
+  return out;
 }
 
 describe('every module of the repository round-trips through the rewrite', () => {
