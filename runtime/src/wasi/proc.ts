@@ -25,7 +25,7 @@ import { fail } from './errno.js';
 import { sharedBufferConstructor } from '../shared-buffer.js';
 import type { WasiHost } from './host.js';
 
-/** Spins of the backoff: a few hundred ns, about what a sched_yield system call costs. */
+/** Atomic loads of the backoff's spin: a short delay in place of a sched_yield system call. */
 const SPINS = 512;
 /** Yields less than this apart (ms) count as one run: the same lock still held. */
 const RUN_GAP_MS = 0.05;
@@ -54,8 +54,8 @@ function sleepCell(): Int32Array | undefined {
 }
 
 /**
- * What sched_yield does: a short spin, or a short sleep when this thread has yielded
- * RUN_BEFORE_SLEEP times in a row (see the file comment). A thread that may not block (a page's
+ * What sched_yield does: a short spin, or a short sleep once this thread has yielded
+ * RUN_BEFORE_SLEEP more times within RUN_GAP_MS of each other (see the file comment). A thread that may not block (a page's
  * main thread: Atomics.wait throws there) only spins.
  */
 function yieldBackoff(): void {
