@@ -249,25 +249,21 @@ fn arena_merges() {
     }
 }
 
-#[test]
-fn single_thread_logic() {
-    arena_merges();
+/// The checks that run with the arena on and again with it off.
+fn request_paths() {
     size_classes();
     free_lists();
     span_reuse();
     realloc_paths();
     aligned();
     large();
+}
+
+#[test]
+fn single_thread_logic() {
+    arena_merges();
+    request_paths();
     // The same with the arena off (every request on slabs), in a new thread (a new heap).
     sa::set_arena_limit(0);
-    std::thread::spawn(|| {
-        size_classes();
-        free_lists();
-        span_reuse();
-        realloc_paths();
-        aligned();
-        large();
-    })
-    .join()
-    .unwrap();
+    std::thread::spawn(request_paths).join().unwrap();
 }
