@@ -26,7 +26,7 @@ export const LAYERS = [
   ['protocol.ts'], // the worker wire format (types only)
   ['platform/types.ts'], // the Platform interface
   ['platform/node/', 'platform/browser/'], // the platforms: adapters, nothing above them
-  ['thread.ts', 'load.ts', 'program.ts', 'pool.ts', 'pool-worker.ts'], // the core
+  ['wait-hook.ts', 'thread.ts', 'load.ts', 'program.ts', 'pool.ts', 'pool-worker.ts'], // the core
   ['worker.ts', 'node-worker.ts', 'index.ts', 'browser.ts', 'check.ts'], // entries: the worker script, the APIs
   ['napi/'], // the napi host (spindle/napi): emnapi on top of the core; the only importer of packages
   ['cli.ts', 'cli-start.ts', 'serve.ts', 'bench.ts', 'relaunch.ts'], // the command line

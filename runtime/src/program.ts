@@ -19,6 +19,7 @@ import { hasFsOptions, ProgramFs, type FsOptions, type ProgramFsDrivers } from '
 import type { MemoryMounts } from './fs/memory-mounts.js';
 import { isSharedBuffer } from './shared-buffer.js';
 import { PoolKeeper } from './pool.js';
+import { installWaitHook } from './wait-hook.js';
 
 export type OutputOption = 'inherit' | ((chunk: Uint8Array) => void);
 
@@ -273,6 +274,8 @@ export class Program {
       if (e instanceof ExitSignal) return;
       throw new SpindleError('BAD_MODULE', `cannot instantiate ${this.program.name}: ${(e as Error).message}`);
     }
+    // Another thread's exit must be able to end this thread's waits (wait-hook.ts).
+    installWaitHook(thread.instance.exports, thread.host.memory, this.ctl);
     runThread(thread, this.ctl, stdio, 0, 0);
   }
 

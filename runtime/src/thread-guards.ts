@@ -42,6 +42,15 @@
  *    inserted function that does the same wait (one per distinct memarg) and returns its result.
  *    It costs one call per wait, on a path that blocks anyway.
  *
+ * 3. The wait hook. A thread that runs on the embedder's own thread (Node's calling-thread mode:
+ *    `spindle run --main-thread`, `runOnCallingThread`) cannot be stopped from outside: when
+ *    another thread ends the program (exit(), a trap) while it blocks in a wait (pthread_join),
+ *    nothing would ever wake it. So the wrapper reads an inserted mutable i32 global, exported
+ *    as HOOKED_EXPORT (0 in every instance but that one): when set, the wait is a `call_indirect`
+ *    through an inserted table of 2 entries, exported as HOOKS_EXPORT (0: wait32, 1: wait64),
+ *    that wait-hook.ts fills with a wait that returns to JS between slices and ends the thread
+ *    once the program has ended. Other threads pay a global.get and a branch per wait.
+ *
  * Invariants of the rewrite: nothing is renumbered (the new types, functions and global are
  * appended after the existing ones; scratch locals after a body's own). A `call` that fits in
  * the bytes of the instruction it replaces is written in place, padded with `nop`, so a body
@@ -75,9 +84,12 @@ export interface GuardResult {
 
 /** The custom section that marks a module as rewritten. */
 const MARKER = 'spindle.thread-guards';
+/** The exports of the wait hook (file comment, 3): the table of hooks and the global that turns them on. */
+export const HOOKS_EXPORT = 'spindle.wait-hooks';
+export const HOOKED_EXPORT = 'spindle.wait-hooked';
 /** The rewrite's version, written in the marker; a change of what the rewrite produces bumps it
  * (platform/node/guard-cache.ts keys its entries by it). */
-export const GUARD_VERSION = 4; // 3: atomic accesses guarded too; 4: their check inline, none where provably in bounds
+export const GUARD_VERSION = 5; // 3: atomic accesses guarded too; 4: their check inline, none where provably in bounds; 5: the wait hook
 
 const PAGE_SHIFT = 16n;
 
@@ -92,6 +104,8 @@ interface Layout {
   funcTypes: number[];
   importedFuncs: number;
   importedGlobals: number;
+  importedTables: number;
+  definedTables: number;
   /** Memory 0: imported or defined. */
   memory: { shared: boolean; is64: boolean; initial: bigint } | undefined;
   definedFuncs: number;
@@ -162,7 +176,8 @@ class Cursor {
 function readLayout(b: Uint8Array): Layout {
   const c = new Cursor(b, 8);
   const layout: Layout = {
-    sections: [], types: 0, typeParams: [], funcTypes: [], importedFuncs: 0, importedGlobals: 0, memory: undefined, definedFuncs: 0, definedGlobals: 0,
+    sections: [], types: 0, typeParams: [], funcTypes: [], importedFuncs: 0, importedGlobals: 0, importedTables: 0, definedTables: 0,
+    memory: undefined, definedFuncs: 0, definedGlobals: 0,
     code: undefined, marked: false,
   };
   while (c.pos < b.length) {
@@ -176,6 +191,7 @@ function readLayout(b: Uint8Array): Layout {
     if (id === 1) layout.types = countTypes(body, layout.typeParams);
     else if (id === 2) readImports(body, layout);
     else if (id === 3) layout.funcTypes = funcTypes(body);
+    else if (id === 4) layout.definedTables = body.u32();
     else if (id === 5 && !layout.memory && body.u32() > 0) layout.memory = memoryOf(body.limits());
     else if (id === 6) layout.definedGlobals = body.u32();
     else if (id === 10) layout.code = s;
@@ -245,7 +261,7 @@ function readImports(c: Cursor, layout: Layout): void {
     const kind = c.byte();
     switch (kind) {
       case 0: c.u32(); layout.importedFuncs++; break;
-      case 1: c.valType(); c.limits(); break;
+      case 1: c.valType(); c.limits(); layout.importedTables++; break;
       case 2: { const limits = c.limits(); layout.memory ??= memoryOf(limits); break; }
       case 3: c.valType(); c.byte(); layout.importedGlobals++; break;
       case 4: c.byte(); c.u32(); break;
@@ -374,8 +390,11 @@ const WAIT64_TYPE = [0x60, 3, I32, I64, I64, 1, I32];
 const typeOf = (site: Site): number[] => (site.kind === SiteKind.Wait32 ? WAIT32_TYPE : site.kind === SiteKind.Wait64 ? WAIT64_TYPE
   : isAtomic(site) ? atomicShape(site.op!).type : BULK_TYPE);
 
+/** What a wait wrapper needs of the wait hook (file comment, 3): the global, the table, and the wrapper's own type index. */
+interface HookRefs { hooked: number; table: number; typeOf: (site: Site) => number }
+
 /** The body of an inserted function. */
-function guardBody(b: Uint8Array, g: Guard, known: number): number[] {
+function guardBody(b: Uint8Array, g: Guard, known: number, hook: HookRefs): number[] {
   const get = (i: number): number[] => [0x20, i];
   const args = [...get(0), ...get(1), ...get(2)];
   const site = g.site;
@@ -387,7 +406,12 @@ function guardBody(b: Uint8Array, g: Guard, known: number): number[] {
     const params = (isWait(site) ? WAIT32_TYPE : atomicShape(site.op!).type)[1]!;
     const test = [...get(0), extend, 0x42, ...sleb(BigInt(memargOffset(b, site.memarg)) + BigInt(size)), 0x7c, 0x23, ...uleb(known), 0x56];
     const operands = Array.from({ length: params }, (_, i) => get(i)).flat();
-    return [0x00 /* no locals */, ...test, 0x04, 0x40, ...refresh, 0x0b, ...operands, 0xfe, ...uleb(site.op!), ...b.subarray(site.memarg, site.end), 0x0b];
+    const instruction = [...operands, 0xfe, ...uleb(site.op!), ...b.subarray(site.memarg, site.end)];
+    if (!isWait(site)) return [0x00 /* no locals */, ...test, 0x04, 0x40, ...refresh, 0x0b, ...instruction, 0x0b];
+    // if (hooked) call_indirect hooks[0 | 1](operands) else the wait
+    const slot = site.kind === SiteKind.Wait32 ? 0 : 1;
+    const hooked = [...operands, 0x41, slot, 0x11, ...uleb(hook.typeOf(site)), ...uleb(hook.table)];
+    return [0x00, ...test, 0x04, 0x40, ...refresh, 0x0b, 0x23, ...uleb(hook.hooked), 0x04, I32, ...hooked, 0x05, ...instruction, 0x0b, 0x0b];
   }
   const reach = (ptr: number[]): number[] => [...ptr, extend, ...get(2), extend, 0x7c /* i64.add */, 0x23, ...uleb(known), 0x56 /* i64.gt_u */];
   // copy reaches max(d, s) + n
@@ -463,15 +487,26 @@ function emit(b: Uint8Array, layout: Layout, bodies: Body[]): Uint8Array {
 
   const initial = layout.memory!.initial << PAGE_SHIFT;
   const globalEntry = [I64, 0x01, 0x42, ...sleb(initial), 0x0b];
-  const added = [...guards.map((g) => guardBody(b, g, known)), ...(inline ? [refreshBody(known)] : [])];
+  // The wait hook (file comment, 3), when there is a wait: a global after `known`, a table after the module's.
+  const waits = guards.some((g) => isWait(g.site));
+  const hook: HookRefs = { hooked: known + 1, table: layout.importedTables + layout.definedTables, typeOf: (site) => layout.types + newTypes.indexOf(typeOf(site)) };
+  const hookGlobal = [I32, 0x01, 0x41, 0x00, 0x0b];
+  const hookTable = [0x70 /* funcref */, 0x00, 2];
+  const exportEntry = (name: string, kind: number, index: number): number[] => { const n = new TextEncoder().encode(name); return [...uleb(n.length), ...n, kind, ...uleb(index)]; };
+  const hookExports = [exportEntry(HOOKS_EXPORT, 1, hook.table), exportEntry(HOOKED_EXPORT, 3, hook.hooked)];
+  const added = [...guards.map((g) => guardBody(b, g, known, hook)), ...(inline ? [refreshBody(known)] : [])];
   const code = codeSection(b, layout.code!, bodies, replacementsFor(b, bodies, guardMap, refs), added);
   const whole = (content: Uint8Array): Parts => ({ parts: [content], length: content.length, resized: false });
   const replaced = new Map<number, Parts>([
     [1, whole(appendEntries(b, find(1), newTypes))],
     [3, whole(appendEntries(b, find(3), addedTypes.map((t) => uleb(layout.types + newTypes.indexOf(t)))))],
-    [6, whole(appendEntries(b, find(6), [globalEntry]))],
+    [6, whole(appendEntries(b, find(6), waits ? [globalEntry, hookGlobal] : [globalEntry]))],
     [10, code],
   ]);
+  if (waits) {
+    replaced.set(4, whole(appendEntries(b, find(4), [hookTable])));
+    replaced.set(7, whole(appendEntries(b, find(7), hookExports)));
+  }
   const out: (Uint8Array | number[])[] = [b.subarray(0, 8)];
   let offset = 8;
   const patches: [Parts, number][] = [];
@@ -481,7 +516,8 @@ function emit(b: Uint8Array, layout: Layout, bodies: Body[]): Uint8Array {
     if (content.patch) patches.push([content, offset]);
     for (const part of content.parts) push(part);
   };
-  const pending = new Set(replaced.keys());
+  // In section order: two sections may be added (globals and the hook's table).
+  const pending = new Set([...replaced.keys()].sort((x, y) => rank(x) - rank(y)));
   for (const s of layout.sections) {
     // A section we add goes before the first standard section that must follow it.
     if (s.id !== 0) {

@@ -91,9 +91,7 @@ describe('CLI: flags and arguments', () => {
     assert.equal(r.status, 0);
   });
 
-  test('--main-thread: exit() from a thread while main waits in pthread_join ends the CLI', {
-    todo: '--main-thread: a thread\'s exit cannot wake the CLI thread blocked in a wasm wait; the CLI hangs',
-  }, () => {
+  test('--main-thread: exit() from a thread while main waits in pthread_join ends the CLI', () => {
     const r = runCli(['run', '--main-thread', c('exit_in_thread')], { timeoutMs: 8_000 });
     assert.equal(r.signal, null, 'CLI hung');
     assert.equal(r.status, 7);

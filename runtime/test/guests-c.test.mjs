@@ -223,18 +223,16 @@ describe('C guests: WASI corners (wasi_misc, proc_raise)', () => {
 describe('C guests: _start on the calling thread (runOnCallingThread, Node)', () => {
   // Run in a child process: this mode blocks the caller's event loop, so an in-process timeout
   // could never fire.
-  // Known limit (todo): proc_exit from another thread cannot interrupt the calling thread while it
-  // blocks in a wasm wait (pthread_join = memory.atomic.wait32): nothing notifies that address.
-  const EXIT_TODO = 'runOnCallingThread: exit() from a thread while main waits in pthread_join never ends run()';
-  for (const [name, options, code, stdout, todo] of [
+  // exit_in_thread: proc_exit from another thread ends the calling thread's pthread_join (a wasm
+  // wait: src/wait-hook.ts).
+  for (const [name, options, code, stdout] of [
     ['hello', {}, 0, 'hello from c\n'],
     ['threads4', {}, 0, /total 500000500000\n$/],
-    ['exit_in_thread', { args: ['5'] }, 5, 'main joining\nthread calling exit(5)\n', EXIT_TODO],
+    ['exit_in_thread', { args: ['5'] }, 5, 'main joining\nthread calling exit(5)\n'],
     ['main_returns', {}, 0, '3 threads running; main returns 0\n'],
   ]) {
-    test(`${name}`, { todo }, () => {
-      // A todo case is expected to hang: do not wait the full bound for it.
-      const r = runApiInChild(c(name), { runOnCallingThread: true, ...options }, todo ? 8_000 : undefined);
+    test(`${name}`, () => {
+      const r = runApiInChild(c(name), { runOnCallingThread: true, ...options });
       assertChildEnded(r);
       assert.equal(r.error, undefined, `run threw: ${JSON.stringify(r.error)}`);
       assert.equal(r.code, code);

@@ -8,13 +8,17 @@
 //   - the walker follows every instruction family (SIMD, atomics, GC, both exception handling
 //     encodings, tail calls, typed references, multi-memory memargs);
 //   - a guarded operation does what the operation did (same bytes, same trap when out of bounds);
-//   - a wrapped wait keeps the caller's locals on Node 20's baseline compiler (its bug).
+//   - a wrapped wait keeps the caller's locals on Node 20's baseline compiler (its bug);
+//   - the wait hook (the calling thread's interruptible wait): off, a wait is the instruction; on,
+//     the same results through JS, and the program's end unwinds a wait that has no timeout.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { guardThreads } from '../dist/thread-guards.js';
+import { guardThreads, HOOKED_EXPORT, HOOKS_EXPORT } from '../dist/thread-guards.js';
+import { installWaitHook } from '../dist/wait-hook.js';
+import { ExitSignal } from '../dist/errors.js';
 import { sitesOf, walkBody } from '../dist/wasm-code.js';
 import { ModuleBuilder, op, uleb } from './fixtures/wasm-builder.mjs';
 import { repoRoot, runtimeDir } from './helpers.mjs';
@@ -244,6 +248,60 @@ describe('a wrapped wait keeps the caller\'s locals on the baseline compiler', (
       console.log(i.exports.f(100));`;
     const r = spawnSync(process.execPath, ['--liftoff-only', '-e', script, Buffer.from(guarded.bytes).toString('base64')], { encoding: 'utf8' });
     assert.equal(r.stdout.trim(), '149', r.stderr);
+  });
+});
+
+describe('the wait hook (calling-thread mode: another thread\'s exit ends a blocked wait)', () => {
+  // w32(p, expected, timeout ns) and w64(p, expected i64, timeout ns): the two waits, results as is.
+  const m = new ModuleBuilder();
+  m.importMemory('env', 'memory', { initial: 1, maximum: 2, shared: true });
+  const g = (i) => op.localGet(i);
+  m.exportFunc('w32', m.func(['i32', 'i32', 'i64'], ['i32'], [...g(0), ...g(1), ...g(2), 0xfe, 0x01, 0x02, 0x00]));
+  m.exportFunc('w64', m.func(['i32', 'i64', 'i64'], ['i32'], [...g(0), ...g(1), ...g(2), 0xfe, 0x02, 0x03, 0x00]));
+  const guarded = guardThreads(m.build());
+  const module = new WebAssembly.Module(guarded.bytes);
+  const instantiate = () => {
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 2, shared: true });
+    return { memory, exports: new WebAssembly.Instance(module, { env: { memory } }).exports };
+  };
+  /** A stand-in for the program's control block: `exited` turns true at its `after`-th read. */
+  const control = (after = Infinity, exitCode = 7) => ({ reads: 0, exitCode, get exited() { return ++this.reads >= after; } });
+
+  test('the rewritten module exports the hook table and its switch', () => {
+    const kinds = Object.fromEntries(WebAssembly.Module.exports(module).map((e) => [e.name, e.kind]));
+    assert.deepEqual([kinds[HOOKS_EXPORT], kinds[HOOKED_EXPORT]], ['table', 'global']);
+  });
+
+  test('a module without a wait gets no hook', () => {
+    const n = new ModuleBuilder();
+    n.importMemory('env', 'memory', { initial: 1, maximum: 2, shared: true });
+    n.exportFunc('add', n.func(['i32'], ['i32'], [...op.localGet(0), ...op.i32(1), 0xfe, 0x1e, 0x02, 0x00]));
+    const names = WebAssembly.Module.exports(new WebAssembly.Module(guardThreads(n.build()).bytes)).map((e) => e.name);
+    assert.deepEqual(names.filter((x) => x.startsWith('spindle.')), []);
+  });
+
+  for (const hooked of [false, true]) {
+    test(`results of both waits with the hook ${hooked ? 'on' : 'off'}: 1 not equal, 2 timed out; an unaligned address traps`, () => {
+      const { exports, memory } = instantiate();
+      const ctl = control();
+      if (hooked) assert.equal(installWaitHook(exports, memory, ctl), true);
+      assert.equal(exports.w32(16, 1, 0n), 1);
+      assert.equal(exports.w32(16, 0, 1_000_000n), 2); // 1 ms
+      assert.equal(exports.w64(16, 1n, 0n), 1);
+      assert.equal(exports.w64(16, 0n, 0n), 2);
+      assert.throws(() => exports.w32(18, 0, 0n), WebAssembly.RuntimeError);
+      assert.throws(() => exports.w64(20, 0n, 0n), WebAssembly.RuntimeError);
+      assert.equal(ctl.reads > 0, hooked, 'the waits went through the hook exactly when it is on');
+    });
+  }
+
+  test('with the hook on, a wait without timeout ends with ExitSignal once the program has ended', () => {
+    const { exports, memory } = instantiate();
+    const ctl = control(3, 7); // the end is seen after two slices
+    installWaitHook(exports, memory, ctl);
+    assert.throws(() => exports.w32(32, 0, -1n), (e) => e instanceof ExitSignal && e.code === 7);
+    assert.equal(ctl.reads, 3);
+    assert.throws(() => exports.w64(32, 0n, -1n), (e) => e instanceof ExitSignal && e.code === 7, 'an ended program: at once');
   });
 });
 

@@ -1,0 +1,65 @@
+/**
+ * The wait hook of the calling thread (thread-guards.ts, file comment 3). In Node's calling-thread
+ * mode `_start` runs on the embedder's own thread, which nothing can stop from outside: when
+ * another thread ends the program (exit(), a trap) while this one blocks in a wasm wait (main in
+ * pthread_join), the wait would never return. With the hook installed, this instance's waits run
+ * here instead: the same futex wait (Atomics.wait on the same memory: one waiter list with the
+ * wasm instructions), in slices of SLICE_MS, and between slices a check of the program's end,
+ * which unwinds the thread with ExitSignal as its own proc_exit would.
+ *
+ * Semantics kept from the instructions: the result (0 woken, 1 not equal, 2 timed out), the
+ * timeout in ns (negative: none), a trap on an unaligned address (bounds: the wrapper refreshed
+ * this thread's view before calling, and Atomics.wait throws RangeError past the end).
+ *
+ * Thread rules: installed on, and called on, the thread that owns the instance only.
+ */
+import type { Control } from './control.js';
+import { ExitSignal } from './errors.js';
+import { HOOKED_EXPORT, HOOKS_EXPORT } from './thread-guards.js';
+
+/** How long a hooked wait sleeps before it looks at the program's state again (ms). */
+const SLICE_MS = 5;
+
+const RESULTS: Record<string, number> = { ok: 0, 'not-equal': 1, 'timed-out': 2 };
+
+/**
+ * A module of two functions, `w32` (i32, i32, i64) -> i32 and `w64` (i32, i64, i64) -> i32, each
+ * the import of the same name from `h`: the way to put a JS function into a wasm funcref table.
+ */
+const TRAMPOLINES = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
+  0x01, 0x0f, 0x02, 0x60, 0x03, 0x7f, 0x7f, 0x7e, 0x01, 0x7f, 0x60, 0x03, 0x7f, 0x7e, 0x7e, 0x01, 0x7f, // types
+  0x02, 0x11, 0x02, 0x01, 0x68, 0x03, 0x77, 0x33, 0x32, 0x00, 0x00, 0x01, 0x68, 0x03, 0x77, 0x36, 0x34, 0x00, 0x01, // imports h.w32, h.w64
+  0x07, 0x0d, 0x02, 0x03, 0x77, 0x33, 0x32, 0x00, 0x00, 0x03, 0x77, 0x36, 0x34, 0x00, 0x01, // exports w32, w64
+]);
+
+/**
+ * Routes the waits of `exports` (an instance of a rewritten module) through an interruptible
+ * wait. Returns false when the module has no hook (no wait, or not rewritten).
+ */
+export function installWaitHook(exports: WebAssembly.Exports, memory: WebAssembly.Memory, ctl: Control): boolean {
+  const table = exports[HOOKS_EXPORT], hooked = exports[HOOKED_EXPORT];
+  if (!(table instanceof WebAssembly.Table) || !(hooked instanceof WebAssembly.Global)) return false;
+  const wait = (addr: number, size: 4 | 8, expected: number | bigint, timeoutNs: bigint): number => {
+    if (addr % size !== 0) throw new WebAssembly.RuntimeError('unaligned atomic access in a wait');
+    // The buffer of this thread's current view (grown memory: a longer one).
+    const view = size === 4 ? new Int32Array(memory.buffer) : new BigInt64Array(memory.buffer);
+    const deadline = timeoutNs < 0n ? Infinity : performance.now() + Number(timeoutNs) / 1e6;
+    for (;;) {
+      if (ctl.exited) throw new ExitSignal(ctl.exitCode);
+      const slice = Math.min(SLICE_MS, Math.max(0, deadline - performance.now()));
+      const result = Atomics.wait(view as Int32Array, addr / size, expected as number, slice);
+      if (result !== 'timed-out' || performance.now() >= deadline) return RESULTS[result]!;
+    }
+  };
+  const { w32, w64 } = new WebAssembly.Instance(new WebAssembly.Module(TRAMPOLINES), {
+    h: {
+      w32: (addr: number, expected: number, timeout: bigint) => wait(addr >>> 0, 4, expected, timeout),
+      w64: (addr: number, expected: bigint, timeout: bigint) => wait(addr >>> 0, 8, expected, timeout),
+    },
+  }).exports;
+  table.set(0, w32);
+  table.set(1, w64);
+  hooked.value = 1;
+  return true;
+}
