@@ -21,11 +21,16 @@
  *   cli-flags+limits the flags spindle's CLI restarts Node with for a small threaded program
  *                    (--no-liftoff --no-wasm-lazy-compilation) and spindle's options
  *   jitless          node --jitless: a lower bound only (it turns WebAssembly off)
+ *   jspi-suspended   not a worker per thread: ONE worker (spindle's options) holding N wasm
+ *                    stacks suspended through JSPI (bare-workers.mjs `suspended`; lines with
+ *                    WebAssembly.Suspending only, Node 26): the floor of a design that runs
+ *                    several blocked wasm threads per worker; a lower bound (a tiny module)
  *
  * Metrics: exit (wall time of the process), cpu (user + system of the process, GNU time), rss
  * (its peak resident set), anon (its anonymous memory while all N are alive: what the workers
  * really take; rss also counts file pages mapped more than once, such as the remapped builtins).
  */
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { measure, parseLine, withRatios } from '../../harness/lib/measure.mjs';
 import { rusageUnavailable, underRusage } from '../../harness/lib/rusage.mjs';
@@ -44,6 +49,7 @@ export const notes = [
   'Per worker = (median at N - median at 1) / (N - 1): the process\'s fixed costs cancel out.',
   'anon is the anonymous memory of the process while all N workers are alive (/proc/self/smaps_rollup); rss (GNU time\'s peak resident set) also counts file pages mapped more than once.',
   'jitless turns WebAssembly off: a lower bound, not an option for spindle.',
+  'jspi-suspended is one worker holding N suspended wasm stacks (JSPI, Node 26): per thread is per suspended stack and instance of a tiny module, the floor of a design with several blocked threads per worker, which spindle does not have.',
 ];
 export const charts = [
   { file: 'worker-floor-rss.svg', kind: 'bars', title: 'One bare Node worker: peak resident memory', metric: 'rss' },
@@ -52,7 +58,7 @@ export const charts = [
 const METRICS = [{ key: 'exit', unit: 'ms' }, { key: 'cpu', unit: 'ms' }, { key: 'rss', unit: 'MiB' }, { key: 'anon', unit: 'MiB' }];
 const LIMITS = { env: 'SHARE_ENV', resourceLimits: { maxOldGenerationSizeMb: 2047 } };
 
-/** [config, node flags, Worker options] */
+/** [config, node flags, Worker options, shape of bare-workers.mjs (default blocked)] */
 const VARIANTS = [
   ['default', [], {}],
   ['limits', [], LIMITS],
@@ -64,7 +70,13 @@ const VARIANTS = [
   ['single-threaded-gc', ['--single-threaded-gc'], {}],
   ['cli-flags+limits', ['--no-liftoff', '--no-wasm-lazy-compilation'], LIMITS],
   ['jitless', ['--jitless'], {}],
+  ['jspi-suspended', [], LIMITS, 'suspended'],
 ];
+
+/** Whether the node at `exe` has JSPI without flags (the jspi-suspended variant runs only there). */
+function hasJspi(exe) {
+  return spawnSync(exe, ['-e', 'process.exit(typeof WebAssembly.Suspending === "function" ? 0 : 1)']).status === 0;
+}
 
 export function unavailable() {
   return rusageUnavailable();
@@ -83,11 +95,13 @@ export async function run(ctx) {
   for (const size of [n, 1]) {
     const variant = `blocked N=${size}`;
     for (const { major, exe, suffix } of nodes) {
-      for (const [name, flags, options] of variants) {
+      const jspi = hasJspi(exe);
+      for (const [name, flags, options, shape = 'blocked'] of variants) {
+        if (shape === 'suspended' && !jspi) continue;
         const config = `${name}${suffix}`;
-        const usage = underRusage([exe, [...flags, bare, '--options', JSON.stringify(options), 'blocked', String(size)]], `${config}-${size}`);
+        const usage = underRusage([exe, [...flags, bare, '--options', JSON.stringify(options), shape, String(size)]], `${config}-${size}`);
         const check = (r) => {
-          const f = parseLine(r.stdout, 'bare blocked ');
+          const f = parseLine(r.stdout, `bare ${shape} `);
           if (Number(f.threads) !== size || Number(f.joined) !== size) throw new Error(`expected ${size} workers joined: ${r.stdout.trim()}`);
           const u = usage.read();
           return { exit: r.wallMs, cpu: u.cpu_ms, rss: u.rss_mb, anon: Number(f.anon_kb) / 1024 };
@@ -96,7 +110,7 @@ export async function run(ctx) {
       }
     }
   }
-  ctx.log(`worker-floor: ${configs.length / 2} configurations, ${n} workers and 1`);
+  ctx.log(`worker-floor: ${configs.length / 2} configurations, ${n} workers (or suspended stacks) and 1`);
   const rows = await measure(ctx, { experiment: id, variant: 'blocked', baseline: 'default', metrics: METRICS, timeoutMs: 300_000, configs });
   rows.push(...perThreadRows(rows, 'blocked', n, METRICS.map((m) => m.key)).map((r) => ({ ...r, experiment: id })));
   // Each line's ratios are to its own default.
@@ -105,7 +119,7 @@ export async function run(ctx) {
 
 /** The lowest floor found per line (jitless aside: no WebAssembly), per worker. */
 export function goals(rows) {
-  const per = rows.filter((r) => r.variant === 'blocked per thread' && r.ok && !r.config.startsWith('jitless'));
+  const per = rows.filter((r) => r.variant === 'blocked per thread' && r.ok && !r.config.startsWith('jitless') && !r.config.startsWith('jspi-'));
   const out = [];
   for (const suffix of [...new Set(per.map((r) => /(-node\d+)?$/.exec(r.config)[0]))]) {
     const mine = per.filter((r) => (/(-node\d+)?$/.exec(r.config)[0]) === suffix);
@@ -114,6 +128,9 @@ export function goals(rows) {
       const def = m.find((r) => r.config === `default${suffix}`);
       if (m.length && def) out.push(`${suffix ? `Node ${suffix.slice(5)}` : 'PATH node'}: lowest ${metric} per worker ${m[0].median.toFixed(2)} ${m[0].unit} (${m[0].config}) vs ${def.median.toFixed(2)} by default`);
     }
+  }
+  for (const r of rows.filter((x) => x.variant === 'blocked per thread' && x.ok && x.config.startsWith('jspi-') && ['rss', 'anon', 'cpu'].includes(x.metric))) {
+    out.push(`${r.config}: ${r.metric} per suspended wasm stack ${r.median.toFixed(3)} ${r.unit} (one worker holds them all; lower bound of a several-threads-per-worker design)`);
   }
   return out;
 }
