@@ -43,23 +43,27 @@ export interface CachedDir {
   uses: number;
   /** Evicted while in use: closed by its last user. */
   dead: boolean;
-  /** The d_path the fd must have: the root's path at `expectedFor` + "/" + prefix. */
-  expected: Buffer | undefined;
-  expectedFor: Buffer | undefined;
+  /** The d_path the fd must have: the root's path at `expectedFor` + "/" + prefix (latin1, see dPath). */
+  expected: string | undefined;
+  expectedFor: string | undefined;
 }
 
 /** Every live entry of this thread, oldest used first (a Set keeps insertion order). */
 const lru = new Set<CachedDir>();
 
-const SLASH = Buffer.from('/');
-const DELETED = Buffer.from(' (deleted)');
+const DELETED = ' (deleted)';
 
-/** The kernel's path of the directory OS fd `fd` (d_path), or undefined (too long, gone). */
-function dPath(fd: number): Buffer | undefined {
+/**
+ * The kernel's path of the directory OS fd `fd` (d_path), or undefined (too long, gone). Its
+ * bytes as a latin1 string, one character per byte, so that two paths are equal strings exactly
+ * when they are equal bytes (whatever the encoding of the names); a string costs less than a
+ * Buffer to get and compare.
+ */
+function dPath(fd: number): string | undefined {
   try {
-    const p = readlinkSync(`/proc/self/fd/${fd}`, { encoding: 'buffer' });
+    const p = readlinkSync(`/proc/self/fd/${fd}`, 'latin1');
     // An unlinked directory's path ends in " (deleted)": never valid.
-    return p.length >= DELETED.length && p.subarray(p.length - DELETED.length).equals(DELETED) ? undefined : p;
+    return p.endsWith(DELETED) ? undefined : p;
   } catch {
     return undefined;
   }
@@ -68,8 +72,8 @@ function dPath(fd: number): Buffer | undefined {
 /** The cache of one root directory on one thread. */
 export class DirCache {
   private readonly dirs = new Map<string, CachedDir>();
-  /** The root's d_path as last read. */
-  private rootPath: Buffer | undefined;
+  /** The root's d_path as last read (latin1, see dPath). */
+  private rootPath: string | undefined;
 
   /**
    * The cached directory for `prefix` (guest components joined by '/') if it validates now, taken
@@ -111,19 +115,20 @@ export class DirCache {
   }
 
   /** `got` is the root's path + "/" + prefix; `refresh`: read the root's path again first. */
-  private matches(e: CachedDir, got: Buffer, rootFd: number, refresh: boolean): boolean {
+  private matches(e: CachedDir, got: string, rootFd: number, refresh: boolean): boolean {
     if (refresh || this.rootPath === undefined) {
       const before = this.rootPath;
       this.rootPath = dPath(rootFd);
-      if (refresh && before !== undefined && this.rootPath?.equals(before)) return false;
+      if (refresh && before !== undefined && this.rootPath === before) return false;
     }
     const root = this.rootPath;
     if (root === undefined) return false;
     if (e.expectedFor !== root) {
-      e.expected = Buffer.concat([root, ...(root.length === 1 ? [] : [SLASH]), Buffer.from(e.prefix)]);
+      // The prefix is the guest's names (a JS string): its UTF-8 bytes, as latin1 like `got`.
+      e.expected = (root === '/' ? root : `${root}/`) + Buffer.from(e.prefix).toString('latin1');
       e.expectedFor = root;
     }
-    return got.equals(e.expected!);
+    return got === e.expected;
   }
 }
 

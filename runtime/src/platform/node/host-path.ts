@@ -195,9 +195,24 @@ interface CacheUse {
 function resolveCached(root: DirRef, path: string, follow: boolean, opened: Entered[], cache: DirCache): Resolved | typeof RESTART {
   // The common case first: plain names only ("src/app/main.ts"), the directory of the last one cached.
   const slash = path.lastIndexOf('/');
-  if (slash > 0 && !DOTS_OR_EMPTY.test(path)) {
-    const hit = cache.take(root.fd, path.slice(0, slash));
-    if (hit !== undefined) return fromCached(hit, path.slice(0, slash), path.slice(slash + 1), follow, opened, cache);
+  if (slash > 0 && plainNames(path)) {
+    const key = path.slice(0, slash);
+    const hit = cache.take(root.fd, key);
+    if (hit !== undefined) {
+      // One plain name left in a directory that validated: its lstat is the answer, as the walk
+      // of that name would give it, unless it is a symlink to follow (then the walk does it).
+      const base: DirRef = { fd: hit.fd, path: '' };
+      opened.push({ dir: base, name: key.slice(key.lastIndexOf('/') + 1), cached: hit });
+      const name = path.slice(slash + 1);
+      const stat = lstat(inDir(base, name));
+      if (!follow || stat === undefined || !stat.isSymbolicLink()) return { parent: base, name, trailingSlash: false, stat };
+      const stack: Entered[] = [];
+      try {
+        return resolveFrom(base, name, follow, stack, { cache, key, fromCache: true });
+      } finally {
+        opened.push(...stack);
+      }
+    }
   }
   const parts = path.split('/');
   let lastNamed = parts.length - 1;
@@ -213,8 +228,19 @@ function resolveCached(root: DirRef, path: string, follow: boolean, opened: Ente
   return RESTART;
 }
 
-/** An empty, "." or ".." component anywhere in a path. */
-const DOTS_OR_EMPTY = /(^|\/)\.{0,2}(\/|$)/;
+const SLASH = 0x2f, DOT = 0x2e;
+
+/** No empty, "." or ".." component anywhere in `path` (a scan: cheaper than a RegExp per call). */
+function plainNames(path: string): boolean {
+  let start = 0;
+  for (let i = 0; i <= path.length; i++) {
+    if (i < path.length && path.charCodeAt(i) !== SLASH) continue;
+    const n = i - start;
+    if (n === 0 || (path.charCodeAt(start) === DOT && (n === 1 || (n === 2 && path.charCodeAt(start + 1) === DOT)))) return false;
+    start = i + 1;
+  }
+  return true;
+}
 
 /** The walk of `rest` from `hit`, the cached directory `key` (taken: `opened` gives it back). */
 function fromCached(hit: CachedDir, key: string, rest: string, follow: boolean, opened: Entered[], cache: DirCache): Resolved | typeof RESTART {

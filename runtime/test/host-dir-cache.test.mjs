@@ -1,0 +1,90 @@
+// The directory cache of host directories (platform/node/host-dir-cache.ts), driven through the
+// confined walk (host-path.ts) directly: a cached directory is used only while the kernel's path
+// of its fd is the root's path + the prefix, byte for byte (a root whose host name is not UTF-8,
+// guest names that are not ASCII), and never after it was renamed or deleted; the walk's
+// shortcut for one name in a cached directory answers as the walk does (a symlink followed or
+// not, a missing name). Linux with /proc only (PROC_FD), where the cache exists.
+import assert from 'node:assert/strict';
+import { closeSync, constants, lstatSync, mkdirSync, mkdtempSync, openSync, renameSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { DirCache } from '../dist/platform/node/host-dir-cache.js';
+import { PROC_FD, walk } from '../dist/platform/node/host-path.js';
+
+const skip = !PROC_FD && 'no /proc/self/fd: host directories have no directory cache';
+
+/** A root directory whose last host name is the bytes `nameBytes` (a Buffer), opened as the walk's root. */
+function withRoot(nameBytes, f) {
+  const base = mkdtempSync(join(tmpdir(), 'spindle-dircache-'));
+  const rootPath = Buffer.concat([Buffer.from(`${base}/`), nameBytes]);
+  mkdirSync(rootPath);
+  const fd = openSync(rootPath, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    return f({ fd, path: '' }, rootPath);
+  } finally {
+    closeSync(fd);
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
+const at = (root, rel) => Buffer.concat([root, Buffer.from(`/${rel}`)]);
+const lookup = (root, cache, path, follow = false) => walk(root, path, follow, (r) => ({ name: r.name, stat: r.stat }), cache);
+
+test('a cached directory validates under a root whose host name is not UTF-8, with non-ASCII guest names', { skip }, () => {
+  withRoot(Buffer.from([0x72, 0xff, 0xfe, 0x20]), (root, rootPath) => {
+    mkdirSync(at(rootPath, 'sub-é'), { recursive: true });
+    mkdirSync(at(rootPath, 'sub-é/ü'));
+    writeFileSync(at(rootPath, 'sub-é/ü/f'), 'x');
+    const cache = new DirCache();
+    assert.equal(lookup(root, cache, 'sub-é/ü/f').stat.size, 1n);
+    // The walk cached both directories; each validates now (the kernel's path matches byte for byte).
+    for (const prefix of ['sub-é', 'sub-é/ü']) {
+      const e = cache.take(root.fd, prefix);
+      assert.ok(e, `${prefix} is cached and validates`);
+      e.uses--;
+    }
+    // The shortcut (one name in a cached directory): a hit, a miss.
+    assert.equal(lookup(root, cache, 'sub-é/ü/f').stat.size, 1n);
+    assert.equal(lookup(root, cache, 'sub-é/ü/missing').stat, undefined);
+  });
+});
+
+test('a cached directory renamed or deleted on the host fails validation; the walk answers from the host as it is now', { skip }, () => {
+  withRoot(Buffer.from('root'), (root, rootPath) => {
+    mkdirSync(at(rootPath, 'a/b'), { recursive: true });
+    writeFileSync(at(rootPath, 'a/b/f'), 'one');
+    const cache = new DirCache();
+    assert.equal(lookup(root, cache, 'a/b/f').stat.size, 3n);
+    // Renamed: the cached fd now names ROOT/c/b; a/b is a new directory with another f.
+    renameSync(at(rootPath, 'a'), at(rootPath, 'c'));
+    assert.equal(cache.take(root.fd, 'a/b'), undefined, 'the renamed directory is not used');
+    assert.equal(cache.take(root.fd, 'a'), undefined);
+    mkdirSync(at(rootPath, 'a/b'), { recursive: true });
+    writeFileSync(at(rootPath, 'a/b/f'), 'second');
+    assert.equal(lookup(root, cache, 'a/b/f').stat.size, 6n);
+    // Deleted: the cached fd's path ends in " (deleted)".
+    rmSync(at(rootPath, 'a/b/f'));
+    rmdirSync(at(rootPath, 'a/b'));
+    assert.equal(cache.take(root.fd, 'a/b'), undefined, 'a deleted directory is not used');
+    assert.throws(() => lookup(root, cache, 'a/b/f'), (e) => e?.errno === 44, 'ENOENT: a/b is gone');
+  });
+});
+
+test('one name in a cached directory: a symlink is followed only when asked, and never out of the root', { skip }, () => {
+  withRoot(Buffer.from('root'), (root, rootPath) => {
+    mkdirSync(at(rootPath, 'd'));
+    writeFileSync(at(rootPath, 'd/target'), 'abcd');
+    symlinkSync('target', at(rootPath, 'd/link'));
+    symlinkSync('/etc/passwd', at(rootPath, 'd/out'));
+    const cache = new DirCache();
+    assert.equal(lookup(root, cache, 'd/target').stat.size, 4n); // caches d
+    assert.ok(lookup(root, cache, 'd/link').stat.isSymbolicLink(), 'not followed');
+    const followed = lookup(root, cache, 'd/link', true);
+    assert.equal(followed.stat.size, 4n);
+    assert.equal(followed.name, 'target');
+    assert.ok(lookup(root, cache, 'd/out').stat.isSymbolicLink());
+    assert.throws(() => lookup(root, cache, 'd/out', true), (e) => e?.errno === 63, 'an absolute target is EPERM');
+    assert.equal(lstatSync(at(rootPath, 'd/out')).isSymbolicLink(), true);
+  });
+});
