@@ -107,6 +107,13 @@ export interface Descriptor {
 export interface Directory {
   createDirectory(path: string): void;
   filestat(lookupflags: number, path: string): Filestat;
+  /**
+   * Optional: `filestat` with its answer for a missing entry (ENOENT, and ENOTDIR for a trailing
+   * slash on a non-directory) returned as the errno instead of failing: programs that probe for
+   * names (bundlers, resolvers) get most of their answers so, and a return costs less than an
+   * exception unwinding through the walk. Other failures still fail.
+   */
+  filestatOrErrno?(lookupflags: number, path: string): Filestat | number;
   setTimes(lookupflags: number, path: string, atim: bigint, mtim: bigint, fstflags: number): void;
   link(srcLookupflags: number, srcPath: string, target: Directory, targetPath: string): void;
   open(

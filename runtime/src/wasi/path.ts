@@ -54,7 +54,11 @@ export function pathFunctions(mem: GuestMemory, fds: FdTable) {
       const d = dir(fd);
       const raw = rawPath(d, pathPtr, pathLen);
       if (raw) raw.filestatInto(flags, mem, pathPtr, pathLen, statPtr);
-      else writeFilestat(mem, statPtr, d.filestat(flags, str(pathPtr, pathLen)));
+      else if (d.filestatOrErrno) {
+        const st = d.filestatOrErrno(flags, str(pathPtr, pathLen));
+        if (typeof st === 'number') return st;
+        writeFilestat(mem, statPtr, st);
+      } else writeFilestat(mem, statPtr, d.filestat(flags, str(pathPtr, pathLen)));
       return ERRNO_SUCCESS;
     },
 

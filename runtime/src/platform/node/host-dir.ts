@@ -73,9 +73,14 @@ export class HostDirectory implements Directory {
   }
 
   filestat(lookupflags: number, path: string): Filestat {
+    const st = this.filestatOrErrno(lookupflags, path);
+    return typeof st === 'number' ? fail(st) : st;
+  }
+
+  filestatOrErrno(lookupflags: number, path: string): Filestat | number {
     return this.at(path, follows(lookupflags), (r) => {
-      if (!r.stat) fail(ERRNO_NOENT);
-      if (r.trailingSlash && !r.stat.isDirectory()) fail(ERRNO_NOTDIR);
+      if (!r.stat) return ERRNO_NOENT;
+      if (r.trailingSlash && !r.stat.isDirectory()) return ERRNO_NOTDIR;
       return filestatOf(r.stat);
     });
   }

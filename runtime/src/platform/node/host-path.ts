@@ -20,9 +20,11 @@
  *     above it are all EPERM ("a path led outside of the filesystem");
  *   - symlinks are read and followed here, never by the OS: a symlink's target is spliced into the
  *     remaining components, at most MAX_SYMLINKS (40, Linux's) per lookup, then ELOOP;
- *   - each intermediate directory is opened (O_DIRECTORY | O_NOFOLLOW) from the one before, with
- *     no lstat first (ENOTDIR: a symlink, read and spliced, or a file), and the walk continues
- *     from that fd; `..` closes it and goes back to the previous one;
+ *   - each intermediate component is lstat'ed in the directory before it (a missing name is
+ *     ENOENT, a file ENOTDIR, a symlink is read and spliced), a directory then opened (O_DIRECTORY
+ *     | O_NOFOLLOW: if it was swapped for a symlink or a file since, the open fails and the walk
+ *     reads and splices the symlink, or answers ENOTDIR), and the walk continues from that fd;
+ *     `..` closes it and goes back to the previous one;
  *   - with a directory cache (host-dir-cache.ts: per thread, PROC_FD only) the walk starts at the
  *     deepest cached directory among the path's leading plain names that validates now (the
  *     kernel's path of its fd is the root's + the prefix), and keeps the directories it enters
@@ -289,8 +291,22 @@ function resolveFrom(root: DirRef, path: string, follow: boolean, stack: Entered
     }
     const last = onlyDots(pending);
     if (!last && PROC_FD) {
-      // An intermediate component: open it as a directory straight away (no lstat first). It
-      // fails with ENOTDIR for a symlink or a file: a symlink is then read and spliced in.
+      // An intermediate component: its lstat (no exception for a missing name) answers ENOENT,
+      // a symlink (read and spliced in) and ENOTDIR (a file: rolldown probes `mod.ts/tsconfig.json`
+      // hundreds of times a bundle) without opening it; a directory is then opened (O_DIRECTORY |
+      // O_NOFOLLOW). The open still decides: if the name changed in between, a symlink or a file
+      // there now fails it (ENOTDIR, ELOOP), and the symlink is then read and spliced in as before.
+      const st = lstat(inDir(dir, c));
+      if (st === undefined) fail(ERRNO_NOENT);
+      if (st.isSymbolicLink()) {
+        const target = readlinkOrNull(inDir(dir, c));
+        if (target !== null) {
+          splice(target);
+          continue;
+        }
+      } else if (!st.isDirectory()) {
+        fail(ERRNO_NOTDIR);
+      }
       const entered = enter(dir, c);
       if (entered !== null) {
         key = key === undefined ? undefined : key === '' ? c : `${key}/${c}`;
