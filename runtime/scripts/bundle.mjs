@@ -9,7 +9,7 @@
 //   dist/node-worker.cjs  the pool worker for Node (src/node-worker.ts), one CommonJS file (an iife),
 //                         started through dist/node-worker-loader.cjs (platform/node/worker-code.ts)
 //                         (dist/worker.js stays for browsers)
-//   dist/napi-worker.cjs  the napi host's pool worker for Node (src/napi/worker.ts and emnapi), one
+//   dist/napi-worker.cjs  the napi host's pool worker for Node (src/napi/node-worker.ts and emnapi), one
 //                         CommonJS file (dist/napi/worker.js stays for browsers and bundlers)
 // Loading one file instead of ~30 modules saves ~30 ms per process and per worker. CommonJS rather
 // than one ES module: Node's ES module loader costs a process ~5 ms of CPU before the first line
@@ -76,14 +76,14 @@ createRequire(import.meta.url)('./cli.cjs');
 // written here), as a script of the worker's global scope, where the bundle's top-level names
 // must not become globals. It needs `require` and `__filename` from either.
 await build({ ...common, format: 'iife', entryPoints: ['dist/node-worker.js'], outfile: 'dist/node-worker.cjs' });
-// The napi host's pool worker for Node (src/napi/worker.ts with @emnapi/core and @emnapi/runtime),
+// The napi host's pool worker for Node (src/napi/node-worker.ts with @emnapi/core and @emnapi/runtime),
 // one CommonJS file that napi/node.ts starts when it exists: from ES modules each worker loaded
 // ~55 of spindle's and emnapi's 3 through Node's ES module loader. Measured with rolldown's
 // binding (4 pool workers, 2 cores, Node 20): the CPU time of loading it plus booting the pool,
 // 449-510 ms from ES modules, 307-314 ms from this file (3 runs each). A loader's own emnapi
-// copy (the drop-in) is still imported by URL at run time (emnapi.ts: `import(urls.core)`, which
-// esbuild leaves as it is).
-await build({ ...common, entryPoints: ['dist/napi/worker.js'], outfile: 'dist/napi-worker.cjs' });
+// copy (the drop-in) is required at run time from the files the main thread required (a `require`
+// of a path computed at run time, which esbuild leaves as it is).
+await build({ ...common, entryPoints: ['dist/napi/node-worker.js'], outfile: 'dist/napi-worker.cjs' });
 const { LOADER } = await import(new URL('../dist/platform/node/worker-code.js', import.meta.url).href);
 writeFileSync('dist/node-worker-loader.cjs', LOADER);
 

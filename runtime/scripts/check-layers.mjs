@@ -45,6 +45,7 @@ const NODE_OK = new Map([
   ['check.ts', '`spindle check` is Node only'],
   ['napi/node.ts', 'the napi host\'s Node platform: finds a loader\'s emnapi copy in require.cache'],
   ['napi/index.ts', 'the Node entry of spindle/napi reads an addon\'s file'],
+  ['napi/node-worker.ts', 'the napi pool worker in Node requires a loader\'s emnapi copy'],
   ['napi/fs.ts', 'reads the memory-FS module with node:fs in Node (dynamic import, Node branch only)'],
   ['wasi/clock.ts', 'feature-detects process.hrtime and /proc/thread-self/schedstat on the clock hot path'],
 ]);

@@ -45,6 +45,16 @@ export async function importEmnapi(urls: EmnapiUrls | undefined): Promise<Emnapi
   return { core, runtime, plugins: [plugins.asyncWork, plugins.tsfn], urls };
 }
 
+/**
+ * A pair in a pool worker from `load` (Node: `require` of the files behind `urls`, which the main
+ * thread required; napi/node-worker.ts); spindle's own without `urls`.
+ */
+export function loadEmnapi(urls: EmnapiUrls | undefined, load: (url: string) => unknown): Emnapi {
+  if (!urls) return ownEmnapi;
+  const plugins = load(urls.plugins) as { asyncWork: PluginFactory; tsfn: PluginFactory };
+  return { core: load(urls.core) as EmnapiCore, runtime: load(urls.runtime) as EmnapiRuntime, plugins: [plugins.asyncWork, plugins.tsfn], urls };
+}
+
 const MARK = Symbol('spindle.napi.plugin');
 
 /**

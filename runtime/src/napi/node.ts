@@ -22,10 +22,10 @@ import { hostOptionsOfWasi, WASI } from './wasi.js';
 const require = createRequire(import.meta.url);
 
 /**
- * The pool worker script: the one-file CommonJS bundle of napi/worker.ts when the build made it
- * (scripts/bundle.mjs: a worker boots on ~45 ms less CPU than from ES modules), else the ES module.
+ * The pool worker script: the one-file CommonJS bundle of napi/node-worker.ts when the build made
+ * it (scripts/bundle.mjs: a worker boots on ~45 ms less CPU than from ES modules), else the ES module.
  */
-const NAPI_WORKER = [new URL('../napi-worker.cjs', import.meta.url), new URL('./worker.js', import.meta.url)].find((u) => existsSync(u))!;
+const NAPI_WORKER = [new URL('../napi-worker.cjs', import.meta.url), new URL('./node-worker.js', import.meta.url)].find((u) => existsSync(u))!;
 const RUNTIME_DIR = new RegExp(`\\${sep}@emnapi\\${sep}runtime\\${sep}`);
 
 interface CachedModule { filename: string; exports: unknown; children?: CachedModule[] }
