@@ -25,6 +25,8 @@
  *   GROWN      spawns that found no idle worker at all and started one themselves; once it is
  *              non-zero the owner keeps SPARE workers ahead
  *   WAITED     spawns that took a worker still booting (statistics)
+ *   YIELD_SLEEPERS threads sleeping in sched_yield now (wasi/proc.ts: a thread that sleeps while
+ *              another one does backs off longer)
  *   IDLE_STACK MAX_SLOTS words: slots whose worker is waiting (or still booting) for work
  *   SLOT k     SLOT_WORDS words each: CMD, TID, ARG, READY (1 while its worker has an instance
  *              ready and waits for CMD; written only by that worker), PAGES (the memory size,
@@ -53,7 +55,8 @@ export const READY_SEQ = 12;
 export const STARTED = 13;
 export const GROWN = 14;
 export const WAITED = 15;
-const HEADER_WORDS = 16;
+export const YIELD_SLEEPERS = 16;
+const HEADER_WORDS = 17;
 const SLOT_WORDS = 5;
 
 /** What the control block tells about the pool (`Program.poolStats`). */
@@ -97,6 +100,11 @@ export class Control {
     c.words[MAX_SLOTS] = maxSlots;
     c.words[SPARE] = spare;
     return c;
+  }
+
+  /** The YIELD_SLEEPERS word as an Int32Array of length 1 (wasi/proc.ts `shareYieldWords`). */
+  yieldWords(): Int32Array {
+    return new Int32Array(this.buffer, YIELD_SLEEPERS * 4, 1);
   }
 
   /** The MONO_FLOOR words as a BigInt64Array of length 1. */

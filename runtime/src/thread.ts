@@ -16,6 +16,7 @@ import type { Platform } from './platform/types.js';
 import type { WasiHost } from './wasi/host.js';
 import { wasiPreview1 } from './wasi/preview1.js';
 import { shareMonotonicFloor } from './wasi/clock.js';
+import { shareYieldWords } from './wasi/proc.js';
 import { StdinPipe } from './stdin.js';
 import { threadFdTable } from './fs/runtime-fs.js';
 import { opfsImports } from './fs/opfs-imports.js';
@@ -141,6 +142,7 @@ export class ThreadFactory {
   constructor(private readonly init: WorkerInit, platform: Platform, stdio: ThreadStdio, private readonly hooks?: InstanceHooks) {
     const ctl = new Control(init.control);
     shareMonotonicFloor(ctl.monotonicFloor());
+    shareYieldWords(ctl.yieldWords());
     // A module that defines its own memory exports it only once instantiated: until then the
     // host holds a stand-in whose `buffer` forwards to the export.
     const imported = init.memory ?? (init.privateMemory ? new WebAssembly.Memory(init.privateMemory) : null);

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { WASI_PREVIEW1_FUNCTIONS } from '../dist/wasi/preview1.js';
 import * as C from '../dist/wasi/constants.js';
+import { shareYieldWords } from '../dist/wasi/proc.js';
 import { makeWasi, FakeExit } from './wasi-fake-host.mjs';
 
 test('exports all 46 preview1 functions and nothing else', () => {
@@ -59,6 +60,20 @@ test('proc_raise is ENOTSUP (wasmtime), EINVAL for a signal out of range', () =>
 
 test('sched_yield succeeds', () => {
   assert.equal(makeWasi().wasi.sched_yield(), C.ERRNO_SUCCESS);
+});
+
+test('sched_yield while other threads sleep in it: every call returns and leaves their count as it was', () => {
+  // A run of yields beside 3 sleeping threads: each sleep after the first asks for twice the
+  // previous one, up to a bound, so 40 yields in a row end (unbounded growth would hang here).
+  const sleepers = new Int32Array(new SharedArrayBuffer(4));
+  shareYieldWords(sleepers);
+  Atomics.store(sleepers, 0, 3);
+  const { wasi } = makeWasi();
+  for (let i = 0; i < 40; i++) assert.equal(wasi.sched_yield(), C.ERRNO_SUCCESS);
+  assert.equal(Atomics.load(sleepers, 0), 3);
+  Atomics.store(sleepers, 0, 0);
+  for (let i = 0; i < 40; i++) assert.equal(wasi.sched_yield(), C.ERRNO_SUCCESS);
+  assert.equal(Atomics.load(sleepers, 0), 0);
 });
 
 test('an exception from a host method becomes EIO and is reported, never thrown into wasm', () => {

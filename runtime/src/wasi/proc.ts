@@ -17,8 +17,22 @@
  *   likely not running: more threads than cores), took 274-317 ms at T=2 and 321-425 at T=4 when
  *   it slept at the 4th yield of a run. At 1M pairs, sleeping at the 4th, 2nd or 1st yield after
  *   the first: T=4 median 107 / 74-87 / 67 ms, T=2 74 / 65-72 / 62 ms: sleep at once.
+ *   With more threads contending than cores (T=4 on 2 cores), every sleeper woke every ~70 us to
+ *   try the lock again, and each wake that won it moved the lock and the allocator's state to
+ *   another core: T=4 cost 1.13x T=2 (bench/results/real-programs/run-2122). So a sleep taken
+ *   while another thread of the program also sleeps in sched_yield asks for twice the previous
+ *   one (20, 40, 80 ... us, at most SLEEP_MAX_MS), until the run ends or this thread sleeps
+ *   alone again. A thread that yields alone, or at T=2 (one thread backs off while the other
+ *   holds the lock), never sleeps longer than before. Measured on the shared 2-core machine
+ *   (CPU idle 0-50%, runs at nice -19), malloc ring 1M pairs, 7 sets of 10-30 interleaved rounds:
+ *   T=4/T=2 by median 0.97-1.06 against 1.02-1.22 for the fixed sleep in the same sets (T=4
+ *   median 1-12% lower in 6 of the 7, T=2 unchanged). Caps of 0.16 and 0.3 ms did about as well
+ *   in the sets that had them; spins of 0, 64 or 4096 loads and fixed sleeps of 50 or 100 us
+ *   did not separate from noise.
  *
- * Thread rules: none.
+ * Thread rules: per-thread state in this module (each thread runs in its own worker); the only
+ * shared state is the program's count of threads sleeping in sched_yield (`shareYieldWords`: a
+ * word of the control block, changed with Atomics.add/sub around each sleep).
  */
 import { ERRNO_INVAL, ERRNO_NOTSUP, ERRNO_SUCCESS, SIGNAL_MAX } from './constants.js';
 import { fail } from './errno.js';
@@ -29,17 +43,29 @@ import type { WasiHost } from './host.js';
 const SPINS = 512;
 /** Yields less than this apart (ms) count as one run: the same lock still held. */
 const RUN_GAP_MS = 0.05;
-/** At this many yields in a run after its first, sleep: the lock's holder needs the CPU. */
-const RUN_BEFORE_SLEEP = 1;
-/** How long that sleep asks for (ms); the OS makes it ~50-80 us. */
+/** What a sleep asks for first (ms); the OS makes it ~50-80 us. */
 const SLEEP_MS = 0.02;
+/** The longest sleep (ms), reached after 6 sleeps in a row that each found another thread asleep. */
+const SLEEP_MAX_MS = 1;
 
 /**
  * Per thread (each thread runs in its own worker, so module state is the thread's own). The cell
  * to sleep on is made at the first sleep, from the context's shared buffer constructor (none in a
- * page that is not cross-origin isolated: then the backoff only spins).
+ * page that is not cross-origin isolated: then the backoff only spins). `sleepMs` is what the
+ * next sleep of this run asks for.
  */
-const backoff = { cell: undefined as Int32Array | undefined, last: -Infinity, run: 0, canSleep: true };
+const backoff = { cell: undefined as Int32Array | undefined, last: -Infinity, sleepMs: SLEEP_MS, canSleep: true };
+
+/** [0]: threads of the program sleeping in sched_yield now (unset: this thread counts alone). */
+let sleepers: Int32Array | undefined;
+
+/**
+ * Shares the program's yield word (the control block's YIELD_SLEEPERS, seen by every thread),
+ * once per worker (thread.ts ThreadFactory).
+ */
+export function shareYieldWords(words: Int32Array): void {
+  sleepers = words;
+}
 
 /** What the spin reads (not shared: any context has one). */
 const spinCell = new Int32Array(1);
@@ -54,25 +80,41 @@ function sleepCell(): Int32Array | undefined {
 }
 
 /**
- * What sched_yield does: a short spin, or a short sleep once this thread has yielded
- * RUN_BEFORE_SLEEP more times within RUN_GAP_MS of each other (see the file comment). A thread that may not block (a page's
- * main thread: Atomics.wait throws there) only spins.
+ * What sched_yield does: the first yield of a run spins; each later one (within RUN_GAP_MS of
+ * the previous) sleeps, twice as long as the previous sleep when another thread was asleep in
+ * sched_yield at the same time (see the file comment). A thread that may not block (a page's main
+ * thread: Atomics.wait throws there) only spins.
  */
 function yieldBackoff(): void {
   const now = performance.now();
-  backoff.run = now - backoff.last < RUN_GAP_MS ? backoff.run + 1 : 0;
-  if (backoff.run >= RUN_BEFORE_SLEEP && backoff.canSleep) {
-    backoff.run = 0;
-    const cell = sleepCell();
-    try {
-      if (cell) Atomics.wait(cell, 0, 0, SLEEP_MS);
-    } catch {
-      backoff.canSleep = false; // a thread that may not block
-    }
+  if (now - backoff.last >= RUN_GAP_MS) {
+    backoff.sleepMs = SLEEP_MS;
+    spin();
+  } else if (backoff.canSleep) {
+    sleep();
   } else {
-    for (let i = 0; i < SPINS; i++) Atomics.load(spinCell, 0); // an atomic load is never optimized away
+    spin();
   }
   backoff.last = performance.now();
+}
+
+function spin(): void {
+  for (let i = 0; i < SPINS; i++) Atomics.load(spinCell, 0); // an atomic load is never optimized away
+}
+
+function sleep(): void {
+  const cell = sleepCell();
+  if (!cell) return spin();
+  const ms = backoff.sleepMs;
+  const others = sleepers ? Atomics.add(sleepers, 0, 1) : 0;
+  backoff.sleepMs = others > 0 ? Math.min(2 * ms, SLEEP_MAX_MS) : SLEEP_MS;
+  try {
+    Atomics.wait(cell, 0, 0, ms);
+  } catch {
+    backoff.canSleep = false; // a thread that may not block
+  } finally {
+    if (sleepers) Atomics.sub(sleepers, 0, 1);
+  }
 }
 
 /** proc_exit: the one import that must stay outside the errno guard. */
