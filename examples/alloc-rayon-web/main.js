@@ -1,6 +1,7 @@
 // The page: runs the job in a dedicated worker (rayon's calling thread blocks, which the page's
 // main thread may not), shows the result, and keeps it in `window.result` (read by the test and the
-// benchmark): { ok, alloc, threads, job, items, checksum, ms, memoryBytes } or { ok: false, error }.
+// benchmark): { ok, alloc, threads, job, items, checksum, ms, poolMs, memoryBytes, ... } (worker.js) or
+// { ok: false, error }.
 // `window.phase` says how far it got ('loading', 'starting the thread pool', 'running the job',
 // 'starting thread N' / 'thread N running' in the `threads` job, 'done') and `window.phaseSince`
 // since when (performance.now()). In Firefox ESR 153 under WebDriver (the test and the benchmark)
@@ -16,6 +17,7 @@ const config = {
   threads: Number(params.get('threads') ?? navigator.hardwareConcurrency ?? 2),
   job: params.get('job') ?? 'malloc',
   items: Number(params.get('items') ?? 20000),
+  trace: params.get('trace') === '1',
 };
 const out = document.getElementById('out');
 

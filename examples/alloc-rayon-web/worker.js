@@ -1,5 +1,11 @@
 // Loads the build of the chosen allocator and runs one job, then posts
-// { ok, alloc, threads, job, items, checksum, ms, memoryBytes, stats } (or { ok: false, error }).
+// { ok, alloc, threads, job, items, checksum, ms, poolMs, memoryBytes, stats } (or { ok: false, error }):
+// `ms` is the job's own wall time (the call that runs it, or in the `threads` job the whole loop);
+// `poolMs` the start of the rayon pool before it (initThreadPool: creating the pool's workers and
+// instantiating the module in each, which grows with the thread count and is no part of the job's
+// throughput; a program starts its pool once). With `trace` (the `malloc` job only) the job runs
+// as `run_job_traced` and the result has `trace`: { ms, threads: [{ items, first, last, busy }] }
+// per rayon thread (src/lib.rs).
 // Before that it posts { phase } as it goes: 'starting the thread pool' (wasm-bindgen-rayon's
 // initThreadPool creates the pool's workers from this worker and waits until each runs), then
 // 'running the job'; the `threads` job posts 'starting thread N' before it creates a thread's
@@ -18,19 +24,25 @@ onmessage = async ({ data: config }) => {
     if (config.alloc !== 'spindle' && config.alloc !== 'default') throw new Error(`alloc must be spindle or default, not ${config.alloc}`);
     const pkg = await import(`./pkg-${config.alloc}/alloc_rayon_web.js`);
     const wasm = await pkg.default();
-    let checksum;
-    const t0 = performance.now();
+    let checksum, ms, poolMs, trace;
     if (config.job === 'threads') {
+      const t0 = performance.now();
       checksum = await shortThreads(config, wasm);
+      ms = performance.now() - t0;
     } else {
       postMessage({ phase: 'starting the thread pool' });
+      const t0 = performance.now();
       await pkg.initThreadPool(config.threads);
+      poolMs = performance.now() - t0;
       postMessage({ phase: 'running the job' });
-      checksum = config.job === 'handoff' ? pkg.grow_handoff(config.items) : pkg.run_job(config.items);
+      const t1 = performance.now();
+      if (config.job === 'handoff') checksum = pkg.grow_handoff(config.items);
+      else if (config.trace) ({ checksum, ...trace } = JSON.parse(pkg.run_job_traced(config.items)));
+      else checksum = pkg.run_job(config.items);
+      ms = performance.now() - t1;
     }
-    const ms = performance.now() - t0;
     const memoryBytes = Math.max(pkg.memory_bytes(), wasm.memory.buffer.byteLength);
-    postMessage({ ok: true, ...config, checksum, ms, memoryBytes, stats: JSON.parse(pkg.alloc_stats()) });
+    postMessage({ ok: true, ...config, checksum, ms, poolMs, trace, memoryBytes, stats: JSON.parse(pkg.alloc_stats()) });
   } catch (e) {
     postMessage({ ok: false, ...config, error: String(e?.stack ?? e) });
   }

@@ -1,7 +1,8 @@
 // spindle-alloc on wasm32-unknown-unknown in browsers: the wasm-bindgen + wasm-bindgen-rayon
 // example (examples/alloc-rayon-web, built by its build.sh) in Chromium and Firefox ESR, served
 // with COOP/COEP by `spindle serve`, with Rust's default allocator and with spindle-alloc:
-// - the malloc-heavy rayon job gives the same checksum with both allocators at 1 and 4 threads;
+// - the malloc-heavy rayon job gives the same checksum with both allocators at 1 and 4 threads,
+//   and so does its traced run, whose per-thread trace counts every item once;
 // - memory one rayon thread grew, allocated by another and filled with memory.fill/copy
 //   (grow_handoff), never traps, and the consumer refreshed its view every round;
 // - short-lived wasm threads destroyed with __wbindgen_thread_destroy give their heaps back: 12
@@ -57,6 +58,16 @@ for (const engine of ['chromium', 'firefox']) {
         });
       }
     }
+
+    test('default and spindle: the traced job accounts for every item on the pool\'s threads', { skip: absent }, async (t) => {
+      for (const alloc of ['default', 'spindle']) {
+        const r = await run(t, `alloc=${alloc}&threads=2&items=2000&trace=1`);
+        assert.equal(r.checksum, JOB_2000);
+        assert.equal(r.trace.threads.length, 2, JSON.stringify(r.trace));
+        assert.equal(r.trace.threads.reduce((n, th) => n + th.items, 0), 2000, JSON.stringify(r.trace));
+        assert.ok(Number.isFinite(r.poolMs) && Number.isFinite(r.ms), `poolMs ${r.poolMs}, ms ${r.ms}`);
+      }
+    });
 
     test('spindle: memory grown by one thread, allocated by another, filled and copied: no trap, view refreshed', { skip: absent }, async (t) => {
       const r = await run(t, 'alloc=spindle&threads=2&job=handoff&items=16');

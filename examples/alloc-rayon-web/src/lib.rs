@@ -62,6 +62,68 @@ pub fn run_job(items: u32) -> String {
     format!("{sum:016x}")
 }
 
+/// The current time in ms on a clock every thread of the page shares (`performance.now()` counts
+/// from each worker's own start; `timeOrigin` puts them on one axis).
+#[wasm_bindgen(
+    inline_js = "export function shared_now() { return performance.timeOrigin + performance.now(); }"
+)]
+extern "C" {
+    fn shared_now() -> f64;
+}
+
+/// What one rayon thread did in `run_job_traced`; aligned to its own cache line (each thread writes
+/// only its own).
+#[derive(Clone, Copy)]
+#[repr(align(64))]
+struct ThreadTrace {
+    items: u32,
+    first: f64,
+    last: f64,
+    busy: f64,
+}
+
+/// `run_job` with a trace of each rayon thread: returns JSON `{ checksum, ms, threads: [{ items,
+/// first, last, busy }] }`, times in ms from the job's start: when the thread began its first item
+/// and ended its last, and the sum of its items' wall times. Says whether the pool's threads ran
+/// the job together (each busy for about the job's time, items spread over them) or one after
+/// another. Two clock reads per item (a call into JS each) add a little to every item.
+#[wasm_bindgen]
+pub fn run_job_traced(items: u32) -> String {
+    use std::sync::Mutex;
+    let empty = ThreadTrace { items: 0, first: f64::MAX, last: 0.0, busy: 0.0 };
+    let traces: Vec<Mutex<ThreadTrace>> =
+        (0..rayon::current_num_threads()).map(|_| Mutex::new(empty)).collect();
+    let start = shared_now();
+    let sum = (0..items)
+        .into_par_iter()
+        .map(|i| {
+            let a = shared_now();
+            let h = item(i);
+            let b = shared_now();
+            // Only this rayon thread locks its entry: never contended.
+            let mut t = traces[rayon::current_thread_index().unwrap_or(0)].lock().unwrap();
+            t.items += 1;
+            t.first = t.first.min(a - start);
+            t.last = b - start;
+            t.busy += b - a;
+            h
+        })
+        .reduce(|| 0u64, |a, b| a.wrapping_add(b));
+    let ms = shared_now() - start;
+    let threads: Vec<String> = traces
+        .iter()
+        .map(|m| {
+            let t = *m.lock().unwrap();
+            let first = if t.items == 0 { 0.0 } else { t.first };
+            format!(
+                "{{\"items\":{},\"first\":{first:.3},\"last\":{:.3},\"busy\":{:.3}}}",
+                t.items, t.last, t.busy
+            )
+        })
+        .collect();
+    format!("{{\"checksum\":\"{sum:016x}\",\"ms\":{ms:.3},\"threads\":[{}]}}", threads.join(","))
+}
+
 /// Size of the blocks `grow_handoff` passes through the allocator: above spindle-alloc's largest
 /// slab class, so each is a span of its own from the shared pool.
 const HANDOFF_BYTES: usize = 1 << 20;
