@@ -17,6 +17,7 @@ const config = {
   threads: Number(params.get('threads') ?? navigator.hardwareConcurrency ?? 2),
   job: params.get('job') ?? 'malloc',
   items: Number(params.get('items') ?? 20000),
+  calls: Number(params.get('calls') ?? 1),
   trace: params.get('trace') === '1',
 };
 const out = document.getElementById('out');

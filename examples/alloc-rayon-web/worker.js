@@ -1,11 +1,15 @@
 // Loads the build of the chosen allocator and runs one job, then posts
-// { ok, alloc, threads, job, items, checksum, ms, poolMs, memoryBytes, stats } (or { ok: false, error }):
+// { ok, alloc, threads, job, items, checksum, ms, poolMs, callsMs, memoryBytes, stats } (or { ok: false, error }):
 // `ms` is the job's own wall time (the call that runs it, or in the `threads` job the whole loop);
 // `poolMs` the start of the rayon pool before it (initThreadPool: creating the pool's workers and
 // instantiating the module in each, which grows with the thread count and is no part of the job's
-// throughput; a program starts its pool once). With `trace` (the `malloc` job only) the job runs
-// as `run_job_traced` and the result has `trace`: { ms, threads: [{ items, first, last, busy }] }
-// per rayon thread (src/lib.rs).
+// throughput; a program starts its pool once). `calls` (the `malloc` job; default 1) runs the job
+// that many times in a row on the same pool: `callsMs` has each call's time (`ms` is the first's).
+// The first call of a fresh page pays one-time costs that later calls do not (in Chromium about
+// 100 ms more at T=1: bench/results/malloc-web-2026-11-27/); the later calls are the job's
+// steady throughput. With `trace` (the `malloc` job) each call runs as
+// `run_job_traced` and the result has `trace` of the last: { ms, threads: [{ items, first, last,
+// busy }] } per rayon thread (src/lib.rs).
 // Before that it posts { phase } as it goes: 'starting the thread pool' (wasm-bindgen-rayon's
 // initThreadPool creates the pool's workers from this worker and waits until each runs), then
 // 'running the job'; the `threads` job posts 'starting thread N' before it creates a thread's
@@ -24,7 +28,7 @@ onmessage = async ({ data: config }) => {
     if (config.alloc !== 'spindle' && config.alloc !== 'default') throw new Error(`alloc must be spindle or default, not ${config.alloc}`);
     const pkg = await import(`./pkg-${config.alloc}/alloc_rayon_web.js`);
     const wasm = await pkg.default();
-    let checksum, ms, poolMs, trace;
+    let checksum, ms, poolMs, callsMs, trace;
     if (config.job === 'threads') {
       const t0 = performance.now();
       checksum = await shortThreads(config, wasm);
@@ -35,14 +39,26 @@ onmessage = async ({ data: config }) => {
       await pkg.initThreadPool(config.threads);
       poolMs = performance.now() - t0;
       postMessage({ phase: 'running the job' });
-      const t1 = performance.now();
-      if (config.job === 'handoff') checksum = pkg.grow_handoff(config.items);
-      else if (config.trace) ({ checksum, ...trace } = JSON.parse(pkg.run_job_traced(config.items)));
-      else checksum = pkg.run_job(config.items);
-      ms = performance.now() - t1;
+      if (config.job === 'handoff') {
+        const t1 = performance.now();
+        checksum = pkg.grow_handoff(config.items);
+        ms = performance.now() - t1;
+      } else {
+        callsMs = [];
+        for (let i = 0; i < Math.max(1, config.calls ?? 1); i++) {
+          const t1 = performance.now();
+          let sum;
+          if (config.trace) ({ checksum: sum, ...trace } = JSON.parse(pkg.run_job_traced(config.items)));
+          else sum = pkg.run_job(config.items);
+          callsMs.push(performance.now() - t1);
+          if (checksum !== undefined && sum !== checksum) throw new Error(`call ${i + 1} of the job gave checksum ${sum}, the first ${checksum}`);
+          checksum = sum;
+        }
+        ms = callsMs[0];
+      }
     }
     const memoryBytes = Math.max(pkg.memory_bytes(), wasm.memory.buffer.byteLength);
-    postMessage({ ok: true, ...config, checksum, ms, poolMs, trace, memoryBytes, stats: JSON.parse(pkg.alloc_stats()) });
+    postMessage({ ok: true, ...config, checksum, ms, poolMs, callsMs, trace, memoryBytes, stats: JSON.parse(pkg.alloc_stats()) });
   } catch (e) {
     postMessage({ ok: false, ...config, error: String(e?.stack ?? e) });
   }
