@@ -47,7 +47,8 @@ export async function importEmnapi(urls: EmnapiUrls | undefined): Promise<Emnapi
 
 /**
  * A pair in a pool worker from `load` (Node: `require` of the files behind `urls`, which the main
- * thread required; napi/node-worker.ts); spindle's own without `urls`.
+ * thread required: CommonJS, or ES modules through require(esm); napi/node-worker.ts); spindle's
+ * own without `urls`.
  */
 export function loadEmnapi(urls: EmnapiUrls | undefined, load: (url: string) => unknown): Emnapi {
   if (!urls) return ownEmnapi;
