@@ -22,8 +22,10 @@ use core::ptr::null_mut;
 
 /// Bytes a metadata area keeps beyond the request: two span records and rounding.
 const META_SLACK: usize = 256;
-/// Smallest metadata area: 16 KiB (a heap record, a leaf and some 100 span records) rather than
-/// a whole 64 KiB page.
+/// The first metadata area: 10 KiB (two heap records, a leaf and some 40 span records: what a
+/// program with one thread besides main takes) rather than a whole 64 KiB page.
+const FIRST_META_AREA: usize = 10 << 10;
+/// Smallest later metadata area.
 const META_AREA: usize = 16 << 10;
 
 /// Bins 0..EXACT hold spans of exactly `i + 1` chunks; the last bin holds longer ones.
@@ -141,15 +143,16 @@ impl Pool {
 
     /// A new metadata area for a request of `bytes`: the first one is the free end of the initial
     /// memory when that is long enough; otherwise the platform grows by whole wasm pages. The
-    /// area keeps the first chunks of them (`META_AREA`, or as much as all metadata so far, and at
-    /// least the request plus room for the leaf and record the rest needs), and the rest becomes a
-    /// free span: a small program pays 16 KiB of metadata, not a 64 KiB page. Metadata chunks map
-    /// to nothing: a free() into them is an invalid free. The old area's tail is left unused.
+    /// area keeps the first chunks of them (`FIRST_META_AREA`, then `META_AREA` or as much as all
+    /// metadata so far, and at least the request plus room for the leaf and record the rest
+    /// needs), and the rest becomes a free span: a small program pays 10 KiB of metadata, not a
+    /// 64 KiB page. Metadata chunks map to nothing: a free() into them is an invalid free. The old
+    /// area's tail is left unused.
     fn meta_refill(&mut self, bytes: usize) -> bool {
         // Areas double with the metadata already taken: few areas split the region, however
         // large the heap gets (at most twice the metadata needed).
-        let keep =
-            (bytes + chunk_map::LEAF_BYTES + META_SLACK).max(META_AREA).max(self.meta_bytes).div_ceil(CHUNK);
+        let least = if self.meta_bytes == 0 { FIRST_META_AREA } else { META_AREA.max(self.meta_bytes) };
+        let keep = (bytes + chunk_map::LEAF_BYTES + META_SLACK).max(least).div_ceil(CHUNK);
         let (p, chunks) = match self.initial_area(keep) {
             Some(area) => area,
             None => {
