@@ -1,5 +1,5 @@
 //! The small-heap arena: while a heap is small, its requests of up to `MAX` bytes share spans of
-//! 16 KiB (a heap's first: 4 KiB), split and merged as needed (dlmalloc's idea, with deferred
+//! 16 KiB (a heap's first: 2 KiB), split and merged as needed (dlmalloc's idea, with deferred
 //! merging), instead of one slab per size class.
 //!
 //! Why: a thread that holds a few blocks of each of many classes pays at least one partly used
@@ -55,9 +55,9 @@ const _: () = assert!(NBINS == crate::heap::ARENA_BINS);
 /// Header flag: the block is free and not in an exact bin (victim, large list, orphan).
 const FREE_BIT: usize = 1;
 /// Length of an arena span; a heap's first one is `FIRST_SPAN_BYTES` (a thread that allocates a
-/// little pays 4 KiB, not 16).
+/// little pays 2 KiB, not 16), as is any span where only that length fits a free span.
 const SPAN_BYTES: usize = 16 << 10;
-const FIRST_SPAN_BYTES: usize = 4 << 10;
+const FIRST_SPAN_BYTES: usize = 2 << 10;
 
 /// Most bytes of arena spans one heap takes (see `set_limit`).
 static LIMIT: AtomicUsize = AtomicUsize::new(384 << 10);
@@ -66,6 +66,14 @@ static LIMIT: AtomicUsize = AtomicUsize::new(384 << 10);
 /// (0: none, every request is served by slabs; tests of the slab paths use that).
 pub(crate) fn set_limit(bytes: usize) {
     LIMIT.store(bytes, Ordering::Relaxed);
+}
+
+/// Whether heap `h` (the calling thread's, or null: it has none yet) is small: the arena is on
+/// and `h` has not reached its limit. Large requests then get spans of their own (`large.rs`).
+#[inline]
+pub(crate) fn small(h: *mut Heap) -> bool {
+    // SAFETY: `h` is null or the calling thread's heap; `closed` is its owner's field.
+    LIMIT.load(Ordering::Relaxed) != 0 && (h.is_null() || unsafe { !(*h).arena.closed })
 }
 
 /// The bin (size class) of a request of `size <= MAX` bytes: its blocks are `class_size` bytes,

@@ -134,7 +134,7 @@ extern crate std;
 
 use core::alloc::{GlobalAlloc, Layout};
 use core::ptr::null_mut;
-use size_class::{class_of, MIN_ALIGN, SLAB_MAX};
+use size_class::{class_of, MIN_ALIGN};
 use span::{ARENA, LARGE, SLAB};
 
 pub use platform::CHUNK;
@@ -154,11 +154,11 @@ pub unsafe fn alloc(size: usize, align: usize) -> *mut u8 {
     if align <= MIN_ALIGN && size <= arena::MAX {
         // SAFETY: a small request.
         unsafe { alloc::alloc_small(size) }
-    } else if align <= MIN_ALIGN && size <= SLAB_MAX {
+    } else if align <= MIN_ALIGN && size <= large::SMALL_HEAP_MIN {
         // SAFETY: class_of(size) < NUM_CLASSES for size <= SLAB_MAX.
         unsafe { alloc::alloc_class(class_of(size)) }
     } else {
-        // SAFETY: forwarded.
+        // SAFETY: forwarded (larger requests: a slab or a span of their own, `large::serves`).
         unsafe { alloc_other(size, align, false) }
     }
 }
@@ -169,7 +169,7 @@ pub unsafe fn alloc(size: usize, align: usize) -> *mut u8 {
 /// As [`alloc`].
 #[inline]
 pub unsafe fn alloc_zeroed(size: usize, align: usize) -> *mut u8 {
-    if align <= MIN_ALIGN && size <= SLAB_MAX {
+    if align <= MIN_ALIGN && size <= large::SMALL_HEAP_MIN {
         // SAFETY: as in `alloc`; the block holds at least `size` bytes.
         unsafe {
             let p = if size <= arena::MAX {
@@ -194,7 +194,7 @@ unsafe fn alloc_other(size: usize, align: usize, zero: bool) -> *mut u8 {
     if !align.is_power_of_two() || size > isize::MAX as usize {
         return null_mut();
     }
-    if align <= CHUNK {
+    if align <= CHUNK && !large::serves(size, align) {
         if let Some(c) = size_class::aligned_class(size, align) {
             // SAFETY: c < NUM_CLASSES; the block holds `size` bytes.
             unsafe {

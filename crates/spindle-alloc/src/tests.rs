@@ -1,6 +1,7 @@
 //! Unit tests of the API semantics (single thread, plus the checker after each step).
 
 use super::*;
+use crate::size_class::SLAB_MAX;
 use std::vec::Vec;
 
 fn ok() {

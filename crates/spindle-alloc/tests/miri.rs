@@ -249,21 +249,53 @@ fn arena_merges() {
     }
 }
 
+/// Requests above 64 KiB: while the heap is small (the arena on), a span of whole chunks of their
+/// own (a thread's stack on wasi-libc, 66,176 bytes: 66 KiB, not a 72 KiB class block), shrunk in
+/// place; with the arena off, a slab block of their class.
+fn small_heap_spans(arena_on: bool) {
+    // SAFETY: every pointer is live where used and freed once.
+    unsafe {
+        let n = 66_176;
+        let p = sa::alloc(n, 16);
+        assert!(!p.is_null());
+        fill(p, 4096, 3);
+        let want = if arena_on { n.div_ceil(sa::CHUNK) * sa::CHUNK } else { 72 << 10 };
+        assert_eq!(sa::usable_size(p), want, "alloc({n}) with the arena on: {arena_on}");
+        ok();
+        sa::free(p);
+        let p = sa::alloc(100_000, 16);
+        fill(p, 4096, 4);
+        assert_eq!(sa::usable_size(p), if arena_on { 49 * sa::CHUNK } else { 104 << 10 });
+        let q = sa::realloc(p, 70_000, 16);
+        assert_eq!(q, p, "a shrink stays in place");
+        assert_eq!(sa::usable_size(q), if arena_on { 35 * sa::CHUNK } else { 104 << 10 });
+        check(q, 4096, 4);
+        ok();
+        sa::free(q);
+        // 64 KiB itself is a slab block either way.
+        let r = sa::alloc(64 << 10, 16);
+        assert_eq!(sa::usable_size(r), 64 << 10);
+        sa::free(r);
+        ok();
+    }
+}
+
 /// The checks that run with the arena on and again with it off.
-fn request_paths() {
+fn request_paths(arena_on: bool) {
     size_classes();
     free_lists();
     span_reuse();
     realloc_paths();
     aligned();
     large();
+    small_heap_spans(arena_on);
 }
 
 #[test]
 fn single_thread_logic() {
     arena_merges();
-    request_paths();
+    request_paths(true);
     // The same with the arena off (every request on slabs), in a new thread (a new heap).
     sa::set_arena_limit(0);
-    std::thread::spawn(request_paths).join().unwrap();
+    std::thread::spawn(|| request_paths(false)).join().unwrap();
 }
