@@ -51,8 +51,8 @@
  *    that wait-hook.ts fills with a wait that returns to JS between slices and ends the thread
  *    once the program has ended. Other threads pay a global.get and a branch per wait.
  *
- * Invariants of the rewrite: nothing is renumbered (the new types, functions and global are
- * appended after the existing ones; scratch locals after a body's own). A `call` that fits in
+ * Invariants of the rewrite: nothing is renumbered (the new types, functions, globals and the
+ * hook's table and exports are appended after the existing ones; scratch locals after a body's own). A `call` that fits in
  * the bytes of the instruction it replaces is written in place, padded with `nop`, so a body
  * with only bulk operations and waits keeps its size and byte offsets. A body with an inline
  * check, or a call that cannot fit (memory.fill is 3 bytes: a module with 16,384 functions or
@@ -347,6 +347,12 @@ function uleb(n: number): number[] {
   return out;
 }
 
+/** A name as the binary format writes it: its UTF-8 length, then its bytes. */
+function nameBytes(name: string): number[] {
+  const n = new TextEncoder().encode(name);
+  return [...uleb(n.length), ...n];
+}
+
 function sleb(n: bigint): number[] {
   const out: number[] = [];
   for (;;) {
@@ -489,17 +495,18 @@ function emit(b: Uint8Array, layout: Layout, bodies: Body[]): Uint8Array {
   const globalEntry = [I64, 0x01, 0x42, ...sleb(initial), 0x0b];
   // The wait hook (file comment, 3), when there is a wait: a global after `known`, a table after the module's.
   const waits = guards.some((g) => isWait(g.site));
-  const hook: HookRefs = { hooked: known + 1, table: layout.importedTables + layout.definedTables, typeOf: (site) => layout.types + newTypes.indexOf(typeOf(site)) };
+  const typeIndex = (type: number[]): number => layout.types + newTypes.indexOf(type);
+  const hook: HookRefs = { hooked: known + 1, table: layout.importedTables + layout.definedTables, typeOf: (site) => typeIndex(typeOf(site)) };
   const hookGlobal = [I32, 0x01, 0x41, 0x00, 0x0b];
   const hookTable = [0x70 /* funcref */, 0x00, 2];
-  const exportEntry = (name: string, kind: number, index: number): number[] => { const n = new TextEncoder().encode(name); return [...uleb(n.length), ...n, kind, ...uleb(index)]; };
+  const exportEntry = (name: string, kind: number, index: number): number[] => [...nameBytes(name), kind, ...uleb(index)];
   const hookExports = [exportEntry(HOOKS_EXPORT, 1, hook.table), exportEntry(HOOKED_EXPORT, 3, hook.hooked)];
   const added = [...guards.map((g) => guardBody(b, g, known, hook)), ...(inline ? [refreshBody(known)] : [])];
   const code = codeSection(b, layout.code!, bodies, replacementsFor(b, bodies, guardMap, refs), added);
   const whole = (content: Uint8Array): Parts => ({ parts: [content], length: content.length, resized: false });
   const replaced = new Map<number, Parts>([
     [1, whole(appendEntries(b, find(1), newTypes))],
-    [3, whole(appendEntries(b, find(3), addedTypes.map((t) => uleb(layout.types + newTypes.indexOf(t)))))],
+    [3, whole(appendEntries(b, find(3), addedTypes.map((t) => uleb(typeIndex(t)))))],
     [6, whole(appendEntries(b, find(6), waits ? [globalEntry, hookGlobal] : [globalEntry]))],
     [10, code],
   ]);
@@ -536,7 +543,7 @@ function emit(b: Uint8Array, layout: Layout, bodies: Body[]): Uint8Array {
     }
   }
   for (const id of pending) pushSection(id, replaced.get(id)!);
-  push(section(0, [...uleb(MARKER.length), ...new TextEncoder().encode(MARKER), GUARD_VERSION]));
+  push(section(0, [...nameBytes(MARKER), GUARD_VERSION]));
   const module = concat(out);
   for (const [content, at] of patches) content.patch!(module, at);
   return module;
@@ -640,12 +647,11 @@ function customName(b: Uint8Array, s: Section): string {
 
 /** The name section's subsections, with the guard functions added to the function names (id 1). */
 function namesWithGuards(b: Uint8Array, from: number, end: number, guards: Guard[], refresh: number | undefined): Uint8Array {
-  const enc = new TextEncoder();
   const label = (site: Site): string => ({
     [SiteKind.Fill]: 'growth_guard.fill', [SiteKind.Copy]: 'growth_guard.copy', [SiteKind.Init]: `growth_guard.init${site.segment}`,
     [SiteKind.Wait32]: 'wait32', [SiteKind.Wait64]: 'wait64', [SiteKind.Atomic]: `growth_guard.atomic${site.op}`,
   })[site.kind];
-  const entry = (index: number, name: string): number[] => { const n = enc.encode(`spindle.${name}`); return [...uleb(index), ...uleb(n.length), ...n]; };
+  const entry = (index: number, name: string): number[] => [...uleb(index), ...nameBytes(`spindle.${name}`)];
   const entries = guards.map((g) => entry(g.index, label(g.site)));
   if (refresh !== undefined) entries.push(entry(refresh, 'growth_guard.refresh'));
   const parts: (Uint8Array | number[])[] = [];
