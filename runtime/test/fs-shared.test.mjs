@@ -246,4 +246,37 @@ describe('the shared fd table', () => {
     for (let fd = 0; fd < 1024; fd++) if (t.field(fd, KIND) !== FREE) opened.push(fd);
     assert.deepEqual(opened, [0, 1, 2]); // everything closed again, stdio untouched
   });
+
+  test('the entry lock excludes: 4 threads doing read-modify-write of one shared word under it, none lost, none stuck', async () => {
+    // Each worker adds 1 to a plain (non-atomic) counter under the entry lock of one fd, with a
+    // pause inside so that the others queue and sleep on the lock (its contended path): a lost
+    // update would show mutual exclusion broken, a hang a lost wake-up.
+    const t = SharedFdTable.create();
+    const fd = t.insertEntry({ kind: MEMFS, handle: 7, mount: 0 });
+    const gen = t.field(fd, GEN);
+    const counter = new Int32Array(new SharedArrayBuffer(8));
+    const url = new URL('../dist/fs/shared-fd-table.js', import.meta.url).href;
+    const code = `
+      const { workerData, parentPort } = require('node:worker_threads');
+      import(${JSON.stringify(url)}).then(({ SharedFdTable }) => {
+        const { buffer, fd, gen, counter } = workerData;
+        const t = new SharedFdTable(buffer).bind({ materialize: () => ({}), release: () => {}, closeOs: () => {} });
+        const c = new Int32Array(counter);
+        for (let i = 0; i < 3000; i++) {
+          t.withEntryLock(fd, gen, () => {
+            const v = c[0];
+            if (i % 100 === 0) Atomics.wait(c, 1, 0, 1); // hold it a while
+            c[0] = v + 1;
+          });
+        }
+        parentPort.postMessage('done');
+      });`;
+    await Promise.all([1, 2, 3, 4].map(() => new Promise((resolve, reject) => {
+      const w = new Worker(code, { eval: true, workerData: { buffer: t.buffer, fd, gen, counter: counter.buffer } });
+      w.once('message', resolve);
+      w.once('error', reject);
+    })));
+    assert.equal(counter[0], 4 * 3000);
+    assert.equal(t.withEntryLock(fd, gen, () => 'free again'), 'free again');
+  });
 });

@@ -60,6 +60,8 @@ const ENTRY_BYTES = ENTRY_WORDS * 4;
 export const KIND = 0;
 export const GEN = 1;
 const LOCK = 2;
+/** Values of an entry's LOCK word: free, held, held with (maybe) a thread waiting for it. */
+const UNLOCKED = 0, LOCKED = 1, CONTENDED = 2;
 export const HANDLE = 3;
 export const FDFLAGS = 4;
 export const FILETYPE = 5;
@@ -358,14 +360,25 @@ export class SharedFdTable implements FdTable {
    */
   withEntryLock<T>(fd: number, gen: number, f: () => T): T {
     const w = this.at(fd) + LOCK;
-    while (Atomics.compareExchange(this.words, w, 0, 1) !== 0) Atomics.wait(this.words, w, 1, 1);
+    if (Atomics.compareExchange(this.words, w, UNLOCKED, LOCKED) !== UNLOCKED) this.waitEntryLock(w);
     try {
       if (Atomics.load(this.words, this.at(fd) + GEN) !== gen) fail(ERRNO_BADF);
       return f();
     } finally {
-      Atomics.store(this.words, w, 0);
-      Atomics.notify(this.words, w, 1);
+      // Only a lock someone waited for is notified: Atomics.notify takes V8's one process-wide
+      // futex mutex, which every wait and notify of the program's own threads (wasm atomics
+      // included) also takes, so an unconditional notify per read or write could stall behind them.
+      if (Atomics.exchange(this.words, w, UNLOCKED) === CONTENDED) Atomics.notify(this.words, w, 1);
     }
+  }
+
+  /**
+   * The entry lock's slow path (Drepper's "Futexes are tricky", mutex 2): mark it CONTENDED and
+   * sleep until it is released; the thread that gets it keeps it marked CONTENDED, so its release
+   * wakes the next waiter, if any (a spurious notify at worst, never a lost one).
+   */
+  private waitEntryLock(w: number): void {
+    while (Atomics.exchange(this.words, w, CONTENDED) !== UNLOCKED) Atomics.wait(this.words, w, CONTENDED);
   }
 
   /**
