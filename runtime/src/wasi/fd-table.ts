@@ -67,9 +67,9 @@ export interface Descriptor {
   pread(max: number, offset: bigint): Uint8Array;
   /**
    * Optional fast path of `read` for descriptors whose bytes sit in a buffer of their own (the
-   * memory FS): reads up to `iovs.total` bytes (the iovecs already validated) and copies them
-   * straight into the guest's buffers, in order; returns how many. Same result and errors as
-   * `mem.scatter(iovs, read(iovs.total))`.
+   * memory FS) or that the OS can read into guest memory (a host file): reads up to `iovs.total`
+   * bytes (the iovecs already validated) straight into the guest's buffers, in order; returns
+   * how many. Same result and errors as `mem.scatter(iovs, read(iovs.total))`.
    */
   readInto?(mem: GuestMemory, iovs: IoVecs): number;
   /** Writes `bytes` (a private copy the descriptor may keep); returns how many were written. */

@@ -36,6 +36,7 @@ import {
 } from '../../wasi/constants.js';
 import { fail } from '../../wasi/errno.js';
 import { DescriptorBase, type Directory, type Fdstat, type Filestat } from '../../wasi/fd-table.js';
+import type { GuestMemory, IoVecs } from '../../wasi/guest-memory.js';
 import { dirItself, inDir, PROC_FD, sys, type DirRef } from './host-path.js';
 import { childPathOf, setTimes } from './host-times.js';
 import { AUX, FDFLAGS, FILETYPE, holdsOsFd, MOUNT, PREOPEN, type EntryInit, type PendingEntry, type SharedFdTable } from '../../fs/shared-fd-table.js';
@@ -190,6 +191,34 @@ export class HostFile extends DescriptorBase {
       const n = sys(() => readSync(os, buf, 0, max, off));
       this.table.setOffset(this.fd, off + BigInt(n));
       return buf.subarray(0, n);
+    });
+  }
+  /**
+   * fd_read's fast path: a regular file is read by the kernel straight into the guest's buffers
+   * (one pread per iovec, at the shared offset, under the entry lock, stopping at a short read as
+   * readv does), with no buffer of our own to allocate, zero and copy out. Anything else (pipes,
+   * devices: a second read could block) goes through `read`.
+   */
+  readInto(mem: GuestMemory, iovs: IoVecs): number {
+    if (!this.seekable) return mem.scatter(iovs, this.read(iovs.total));
+    return this.locked((os) => {
+      const start = this.table.offset(this.fd);
+      let got = 0;
+      for (let i = 0; i < iovs.ptrs.length; i++) {
+        const len = iovs.lens[i]!;
+        if (len === 0) continue;
+        let n: number;
+        try {
+          n = sys(() => readSync(os, mem.view(iovs.ptrs[i]!, len), 0, len, start + BigInt(got)));
+        } catch (e) {
+          if (got === 0) throw e;
+          break; // as readv: the bytes already read are the answer
+        }
+        got += n;
+        if (n < len) break;
+      }
+      this.table.setOffset(this.fd, start + BigInt(got));
+      return got;
     });
   }
   override pread(max: number, offset: bigint): Uint8Array {

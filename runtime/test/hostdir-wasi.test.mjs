@@ -1,0 +1,188 @@
+// The WASI calls of a program on a host directory, made directly on this thread (the same code a
+// worker runs: the shared fd table, the Node host-directory driver, wasiPreview1): the answers
+// of the lookups a bundler makes by the thousand (path_filestat_get, path_open) for every kind of
+// name: missing, a file used as a directory, a symlink inside, climbing inside, escaping, in a
+// loop, trailing slashes, a directory without permission; each asked twice, so that the second
+// answer comes through the directory cache (host-dir-cache.ts) and must equal the first; a
+// cached directory swapped for a symlink is never followed out. And fd_read of a host file into
+// several guest buffers: the bytes in order, a short read at the end, the offset shared.
+import assert from 'node:assert/strict';
+import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { SharedFdTable } from '../dist/fs/shared-fd-table.js';
+import { hostDirEntryFor, threadFdTable } from '../dist/fs/runtime-fs.js';
+import { nodeHostFs } from '../dist/platform/node/host-fs.js';
+import { wasiPreview1 } from '../dist/wasi/preview1.js';
+import * as C from '../dist/wasi/constants.js';
+
+const enc = new TextEncoder();
+const PATH = 1024, STAT = 4096, IOVS = 4200, OUT = 4300, BUF = 8192;
+
+/** A program's WASI imports with `dir` preopened as fd 3 (guest '/d'), and helpers on its memory. */
+function program(dir) {
+  const table = SharedFdTable.create();
+  const root = nodeHostFs.root(dir);
+  assert.ok(!('error' in root));
+  table.insertEntry(hostDirEntryFor(root.fd, root.path, 0, 1));
+  const memory = new WebAssembly.Memory({ initial: 2, maximum: 16, shared: true });
+  const host = {
+    memory, args: [], env: [], threadId: 0, writeOutput: () => 0, readStdin: () => new Uint8Array(0), stdinReady: () => true,
+    exit: (code) => { throw new Error(`exit ${code}`); },
+  };
+  const fds = threadFdTable({ table: table.buffer, mounts: [{ guest: '/d', host: dir, readOnly: false }], memfs: null }, host, false, nodeHostFs);
+  const wasi = wasiPreview1(host, { fds });
+  const bytes = () => new Uint8Array(memory.buffer);
+  const put = (path) => { const b = enc.encode(path); bytes().set(b, PATH); return b.length; };
+  return {
+    wasi, bytes,
+    /** path_filestat_get: the errno, or the filetype. */
+    stat(path, follow = false) {
+      const e = wasi.path_filestat_get(3, follow ? C.LOOKUPFLAGS_SYMLINK_FOLLOW : 0, PATH, put(path), STAT);
+      return e === C.ERRNO_SUCCESS ? `type ${bytes()[STAT + 16]}` : e;
+    },
+    /** path_open for reading (O_DIRECTORY with `dirOnly`): the errno, or the fd (closed again unless `keep`). */
+    open(path, { follow = false, dirOnly = false, keep = false } = {}) {
+      const e = wasi.path_open(3, follow ? C.LOOKUPFLAGS_SYMLINK_FOLLOW : 0, PATH, put(path), dirOnly ? C.OFLAGS_DIRECTORY : 0, C.RIGHTS_FD_READ, 0n, 0, OUT);
+      if (e !== C.ERRNO_SUCCESS) return e;
+      const fd = new DataView(memory.buffer).getUint32(OUT, true);
+      if (keep) return fd;
+      assert.equal(wasi.fd_close(fd), C.ERRNO_SUCCESS);
+      return 'opened';
+    },
+  };
+}
+
+function withTree(f) {
+  const base = mkdtempSync(join(tmpdir(), 'spindle-hostdir-wasi-'));
+  const dir = join(base, 'root');
+  try {
+    mkdirSync(join(dir, 'src', 'deep'), { recursive: true });
+    mkdirSync(join(base, 'outside'));
+    writeFileSync(join(base, 'outside', 'secret.ts'), 'outside');
+    writeFileSync(join(dir, 'a.txt'), 'hello, world');
+    writeFileSync(join(dir, 'src', 'mod.ts'), 'export {}');
+    writeFileSync(join(dir, 'src', 'deep', 'g.js'), 'g');
+    symlinkSync('mod.ts', join(dir, 'src', 'link-in'));
+    symlinkSync('../a.txt', join(dir, 'src', 'link-up'));
+    symlinkSync('deep', join(dir, 'src', 'link-dir'));
+    symlinkSync('../../outside', join(dir, 'src', 'link-out'));
+    symlinkSync(join(base, 'outside'), join(dir, 'src', 'link-abs'));
+    symlinkSync('loop2', join(dir, 'src', 'loop1'));
+    symlinkSync('loop1', join(dir, 'src', 'loop2'));
+    return f(dir, base);
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
+const DIR = `type ${C.FILETYPE_DIRECTORY}`, FILE = `type ${C.FILETYPE_REGULAR_FILE}`, LINK = `type ${C.FILETYPE_SYMBOLIC_LINK}`;
+
+test('path_filestat_get and path_open on a host directory: every kind of name, the same answers cold and through the directory cache', () => withTree((dir) => {
+  const p = program(dir);
+  const cases = [
+    // [path, follow, path_filestat_get's answer, path_open's answer (for reading; follow as given)]
+    ['a.txt', false, FILE, 'opened'],
+    ['src', false, DIR, 'opened'],
+    ['src/', false, DIR, 'opened'],
+    ['src/mod.ts', false, FILE, 'opened'],
+    ['src/mod.ts/', false, C.ERRNO_NOTDIR, C.ERRNO_NOTDIR],
+    ['src/mod.ts/tsconfig.json', false, C.ERRNO_NOTDIR, C.ERRNO_NOTDIR],
+    ['src/missing', false, C.ERRNO_NOENT, C.ERRNO_NOENT],
+    ['src/missing/', false, C.ERRNO_NOENT, C.ERRNO_NOENT],
+    ['src/missing/x.ts', false, C.ERRNO_NOENT, C.ERRNO_NOENT],
+    ['src/deep/g.js', false, FILE, 'opened'],
+    ['src/deep/../mod.ts', false, FILE, 'opened'],
+    ['src/deep/../../a.txt', false, FILE, 'opened'],
+    ['src/deep/../../../a.txt', false, C.ERRNO_PERM, C.ERRNO_PERM],
+    ['../root/a.txt', false, C.ERRNO_PERM, C.ERRNO_PERM],
+    ['/etc/passwd', false, C.ERRNO_PERM, C.ERRNO_PERM],
+    ['src/link-in', false, LINK, C.ERRNO_LOOP],
+    ['src/link-in', true, FILE, 'opened'],
+    ['src/link-in/', false, C.ERRNO_NOTDIR, C.ERRNO_NOTDIR],
+    ['src/link-up', true, FILE, 'opened'],
+    ['src/link-dir/g.js', false, FILE, 'opened'],
+    ['src/link-dir/', false, DIR, 'opened'],
+    ['src/link-out', false, LINK, C.ERRNO_LOOP],
+    ['src/link-out', true, C.ERRNO_PERM, C.ERRNO_PERM],
+    ['src/link-out/secret.ts', false, C.ERRNO_PERM, C.ERRNO_PERM],
+    ['src/link-abs/secret.ts', false, C.ERRNO_PERM, C.ERRNO_PERM],
+    ['src/loop1', true, C.ERRNO_LOOP, C.ERRNO_LOOP],
+    ['src/loop1/x', false, C.ERRNO_LOOP, C.ERRNO_LOOP],
+  ];
+  for (let round = 0; round < 2; round++) {
+    for (const [path, follow, stat, open] of cases) {
+      assert.equal(p.stat(path, follow), stat, `path_filestat_get ${path} (follow ${follow}, round ${round})`);
+      assert.equal(p.open(path, { follow }), open, `path_open ${path} (follow ${follow}, round ${round})`);
+    }
+  }
+  assert.equal(p.open('a.txt', { dirOnly: true }), C.ERRNO_NOTDIR);
+  assert.equal(p.open('src/missing', { dirOnly: true }), C.ERRNO_NOENT);
+}));
+
+test('a directory without search permission: EACCES below it, cold and cached', { skip: process.getuid?.() === 0 && 'root bypasses permissions' }, () => withTree((dir) => {
+  const p = program(dir);
+  mkdirSync(join(dir, 'src', 'closed'));
+  writeFileSync(join(dir, 'src', 'closed', 'f.ts'), 'f');
+  chmodSync(join(dir, 'src', 'closed'), 0o000);
+  try {
+    for (let round = 0; round < 2; round++) {
+      assert.equal(p.stat('src/closed/f.ts'), C.ERRNO_ACCES);
+      assert.equal(p.open('src/closed/f.ts'), C.ERRNO_ACCES);
+      assert.equal(p.stat('src/mod.ts'), FILE);
+    }
+  } finally {
+    chmodSync(join(dir, 'src', 'closed'), 0o755);
+  }
+}));
+
+test('a cached directory swapped for a symlink leading out: lookups below it never reach outside', () => withTree((dir, base) => {
+  const p = program(dir);
+  assert.equal(p.stat('src/deep/g.js'), FILE); // src/deep is now cached
+  assert.equal(p.stat('src/deep/g.js'), FILE);
+  renameSync(join(dir, 'src', 'deep'), join(base, 'moved'));
+  writeFileSync(join(base, 'moved', 'secret.ts'), 'moved out');
+  assert.equal(p.stat('src/deep/secret.ts'), C.ERRNO_NOENT); // the cached fd is now outside: not used
+  symlinkSync(join(base, 'moved'), join(dir, 'src', 'deep'));
+  assert.equal(p.stat('src/deep/secret.ts'), C.ERRNO_PERM);
+  assert.equal(p.open('src/deep/secret.ts'), C.ERRNO_PERM);
+  rmSync(join(dir, 'src', 'deep'));
+  symlinkSync('../../moved', join(dir, 'src', 'deep'));
+  assert.equal(p.stat('src/deep/g.js'), C.ERRNO_PERM);
+  assert.equal(p.open('src/deep/g.js'), C.ERRNO_PERM);
+}));
+
+test('fd_read of a host file into several guest buffers: in order, a short read at the end, the offset shared by every read', () => withTree((dir) => {
+  const p = program(dir);
+  const fd = p.open('a.txt', { keep: true });
+  assert.equal(typeof fd, 'number');
+  const v = new DataView(p.wasi && p.bytes().buffer);
+  const iov = (i, ptr, len) => { v.setUint32(IOVS + 8 * i, ptr, true); v.setUint32(IOVS + 8 * i + 4, len, true); };
+  const text = (ptr, n) => Buffer.from(p.bytes().slice(ptr, ptr + n)).toString();
+  iov(0, BUF, 3); iov(1, BUF + 100, 0); iov(2, BUF + 200, 4);
+  assert.equal(p.wasi.fd_read(fd, IOVS, 3, OUT), C.ERRNO_SUCCESS);
+  assert.equal(v.getUint32(OUT, true), 7);
+  assert.equal(text(BUF, 3) + text(BUF + 200, 4), 'hello, ');
+  // 5 bytes left, 8 asked: the first buffer filled, the second short, the rest untouched.
+  p.bytes().fill(0x2a, BUF + 300, BUF + 310);
+  iov(0, BUF, 2); iov(1, BUF + 300, 6);
+  assert.equal(p.wasi.fd_read(fd, IOVS, 2, OUT), C.ERRNO_SUCCESS);
+  assert.equal(v.getUint32(OUT, true), 5);
+  assert.equal(text(BUF, 2) + text(BUF + 300, 3), 'world');
+  assert.deepEqual([...p.bytes().slice(BUF + 303, BUF + 310)], Array(7).fill(0x2a));
+  assert.equal(p.wasi.fd_read(fd, IOVS, 2, OUT), C.ERRNO_SUCCESS);
+  assert.equal(v.getUint32(OUT, true), 0); // end of file
+  // fd_tell sees the offset the reads moved.
+  assert.equal(p.wasi.fd_tell(fd, OUT), C.ERRNO_SUCCESS);
+  assert.equal(v.getBigUint64(OUT, true), 12n);
+  // A buffer outside memory: EFAULT, nothing read.
+  assert.equal(p.wasi.fd_seek(fd, 0n, C.WHENCE_SET, OUT), C.ERRNO_SUCCESS);
+  iov(0, 0xfffffff0, 100);
+  assert.equal(p.wasi.fd_read(fd, IOVS, 1, OUT), C.ERRNO_FAULT);
+  iov(0, BUF, 5);
+  assert.equal(p.wasi.fd_read(fd, IOVS, 1, OUT), C.ERRNO_SUCCESS);
+  assert.equal(text(BUF, 5), 'hello');
+  assert.equal(p.wasi.fd_close(fd), C.ERRNO_SUCCESS);
+  assert.equal(p.wasi.fd_read(fd, IOVS, 1, OUT), C.ERRNO_BADF);
+}));
