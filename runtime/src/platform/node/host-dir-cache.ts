@@ -37,6 +37,8 @@ export const MAX_CACHED_DIRS = 64;
 /** A cached directory: its own OS fd, opened by the walk on ROOT/prefix. */
 export interface CachedDir {
   readonly fd: number;
+  /** `/proc/self/fd/<fd>`, the magic link read to validate it (made once, not per lookup). */
+  readonly link: string;
   readonly prefix: string;
   readonly cache: DirCache;
   /** Walks using the fd now; it is closed only at 0. */
@@ -46,12 +48,21 @@ export interface CachedDir {
   /** The d_path the fd must have: the root's path at `expectedFor` + "/" + prefix (latin1, see dPath). */
   expected: string | undefined;
   expectedFor: string | undefined;
+  /** `clock` at its last take or add: eviction takes the idle entry with the lowest. */
+  lastUse: number;
 }
 
-/** Every live entry of this thread, oldest used first (a Set keeps insertion order). */
-const lru = new Set<CachedDir>();
+/**
+ * Every live entry of this thread. Recency is a counter stamped on each use (`lastUse`), not an
+ * order kept in this Set: a hit then costs a store instead of a delete and an add, and an
+ * eviction (only with MAX_CACHED_DIRS entries live) scans them all for the oldest idle one.
+ */
+const live = new Set<CachedDir>();
+let clock = 0;
 
 const DELETED = ' (deleted)';
+/** readlinkSync's options, made once (a string is copied into a new options object per call). */
+const LATIN1 = { encoding: 'latin1' } as const;
 
 /**
  * The kernel's path of the directory OS fd `fd` (d_path), or undefined (too long, gone). Its
@@ -59,9 +70,9 @@ const DELETED = ' (deleted)';
  * when they are equal bytes (whatever the encoding of the names); a string costs less than a
  * Buffer to get and compare.
  */
-function dPath(fd: number): string | undefined {
+function dPath(link: string): string | undefined {
   try {
-    const p = readlinkSync(`/proc/self/fd/${fd}`, 'latin1');
+    const p = readlinkSync(link, LATIN1);
     // An unlinked directory's path ends in " (deleted)": never valid.
     return p.endsWith(DELETED) ? undefined : p;
   } catch {
@@ -83,11 +94,12 @@ export class DirCache {
   take(rootFd: number, prefix: string): CachedDir | undefined {
     const e = this.dirs.get(prefix);
     if (e === undefined) return undefined;
-    const got = dPath(e.fd);
-    if (got !== undefined && (this.matches(e, got, rootFd, false) || this.matches(e, got, rootFd, true))) {
+    const got = dPath(e.link);
+    // The usual answer first: the entry's expected path, made for the root's path as last read.
+    if (got !== undefined && ((got === e.expected && e.expectedFor === this.rootPath)
+      || this.matches(e, got, rootFd, false) || this.matches(e, got, rootFd, true))) {
       e.uses++;
-      lru.delete(e);
-      lru.add(e);
+      e.lastUse = ++clock;
       return e;
     }
     evict(e);
@@ -102,10 +114,12 @@ export class DirCache {
   add(fd: number, prefix: string): CachedDir | undefined {
     // A name ending in " (deleted)" would read like a deleted directory's path (see dPath).
     if (prefix.endsWith(' (deleted)') || this.dirs.has(prefix)) return undefined;
-    if (lru.size >= MAX_CACHED_DIRS && !evictOldestIdle()) return undefined;
-    const e: CachedDir = { fd, prefix, cache: this, uses: 1, dead: false, expected: undefined, expectedFor: undefined };
+    if (live.size >= MAX_CACHED_DIRS && !evictOldestIdle()) return undefined;
+    const e: CachedDir = {
+      fd, link: `/proc/self/fd/${fd}`, prefix, cache: this, uses: 1, dead: false, expected: undefined, expectedFor: undefined, lastUse: ++clock,
+    };
     this.dirs.set(prefix, e);
-    lru.add(e);
+    live.add(e);
     return e;
   }
 
@@ -118,7 +132,7 @@ export class DirCache {
   private matches(e: CachedDir, got: string, rootFd: number, refresh: boolean): boolean {
     if (refresh || this.rootPath === undefined) {
       const before = this.rootPath;
-      this.rootPath = dPath(rootFd);
+      this.rootPath = dPath(`/proc/self/fd/${rootFd}`);
       if (refresh && before !== undefined && this.rootPath === before) return false;
     }
     const root = this.rootPath;
@@ -139,7 +153,7 @@ export function release(e: CachedDir): void {
 
 /** Removes `e` from the cache; its fd is closed now, or by its last user. */
 function evict(e: CachedDir): void {
-  lru.delete(e);
+  live.delete(e);
   e.cache.drop(e);
   e.dead = true;
   if (e.uses === 0) closeQuietly(e.fd);
@@ -147,13 +161,11 @@ function evict(e: CachedDir): void {
 
 /** Evicts the least recently used entry not in use; false if every entry is in use. */
 function evictOldestIdle(): boolean {
-  for (const e of lru) {
-    if (e.uses === 0) {
-      evict(e);
-      return true;
-    }
-  }
-  return false;
+  let oldest: CachedDir | undefined;
+  for (const e of live) if (e.uses === 0 && (oldest === undefined || e.lastUse < oldest.lastUse)) oldest = e;
+  if (oldest === undefined) return false;
+  evict(oldest);
+  return true;
 }
 
 function closeQuietly(fd: number): void {

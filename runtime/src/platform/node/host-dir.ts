@@ -18,7 +18,7 @@ import {
 } from 'node:fs';
 import type { OpenedRoot } from '../../fs/drivers.js';
 import {
-  ERRNO_EXIST, ERRNO_INVAL, ERRNO_ISDIR, ERRNO_LOOP, ERRNO_NOENT, ERRNO_NOTDIR, ERRNO_PERM, ERRNO_XDEV,
+  ERRNO_BADF, ERRNO_EXIST, ERRNO_INVAL, ERRNO_ISDIR, ERRNO_LOOP, ERRNO_NOENT, ERRNO_NOTDIR, ERRNO_PERM, ERRNO_XDEV,
   FDFLAGS_APPEND, FDFLAGS_DSYNC, FDFLAGS_RSYNC, FDFLAGS_SYNC, LOOKUPFLAGS_SYMLINK_FOLLOW,
   OFLAGS_CREAT, OFLAGS_DIRECTORY, OFLAGS_EXCL, OFLAGS_TRUNC,
   RIGHTS_FD_ALLOCATE, RIGHTS_FD_DATASYNC, RIGHTS_FD_FILESTAT_SET_SIZE, RIGHTS_FD_READ,
@@ -26,7 +26,7 @@ import {
 } from '../../wasi/constants.js';
 import { fail } from '../../wasi/errno.js';
 import type { Descriptor, Directory, Filestat } from '../../wasi/fd-table.js';
-import { AUX_OS_APPEND, AUX_OS_READ, AUX_OS_WRITE, AUX_READ_ONLY, filestatOf, filetypeOf, PendingHost, pinned, setFdTimes, type MountInfo } from './host-file.js';
+import { AUX_OS_APPEND, AUX_OS_READ, AUX_OS_WRITE, AUX_READ_ONLY, filestatOf, filetypeOf, PendingHost, setFdTimes, type MountInfo } from './host-file.js';
 import { childPathIn, setTimes } from './host-times.js';
 import { DIR_INHERITING, hostDirEntryFor } from '../../fs/runtime-fs.js';
 import { DIR_FLAGS, dirItself, inDir, PROC_FD, sys, walk, type DirRef, type Named, type Resolved } from './host-path.js';
@@ -52,12 +52,18 @@ export class HostDirectory implements Directory {
   private writable(): void {
     if (this.info.readOnly) fail(ERRNO_PERM);
   }
-  /** `f` on `path` resolved from this directory (its OS fd pinned, the walk's fds open). */
+  /**
+   * `f` on `path` resolved from this directory (its OS fd pinned, the walk's fds open): what
+   * host-file.ts's `pinned` does, without its closure (every lookup comes through here).
+   */
   private at<T>(path: string, follow: boolean, f: (r: Resolved, root: DirRef) => T): T {
-    return pinned(this.table, this.fd, this.gen, (os) => {
-      const root = { fd: os, path: this.path };
-      return walk(root, path, follow, (r) => f(r, root), this.cache);
-    });
+    const os = this.table.pinOs(this.fd, this.gen);
+    if (os < 0) fail(ERRNO_BADF);
+    try {
+      return walk({ fd: os, path: this.path }, path, follow, f, this.cache);
+    } finally {
+      this.table.unpinOs(os);
+    }
   }
   /** The entry `path` names, as a name in a parent (mkdir, unlink, ... never act on "." or ".."). */
   private named<T>(path: string, follow: boolean, f: (r: Named) => T): T {
@@ -78,11 +84,7 @@ export class HostDirectory implements Directory {
   }
 
   filestatOrErrno(lookupflags: number, path: string): Filestat | number {
-    return this.at(path, follows(lookupflags), (r) => {
-      if (!r.stat) return ERRNO_NOENT;
-      if (r.trailingSlash && !r.stat.isDirectory()) return ERRNO_NOTDIR;
-      return filestatOf(r.stat);
-    });
+    return this.at(path, follows(lookupflags), filestatAnswer);
   }
 
   setTimes(lookupflags: number, path: string, atim: bigint, mtim: bigint, fstflags: number): void {
@@ -217,6 +219,13 @@ export class HostDirectory implements Directory {
       sys(() => unlinkSync(inDir(r.parent, r.name!)));
     });
   }
+}
+
+/** path_filestat_get's answer for what the walk found. */
+function filestatAnswer(r: Resolved): Filestat | number {
+  if (!r.stat) return ERRNO_NOENT;
+  if (r.trailingSlash && !r.stat.isDirectory()) return ERRNO_NOTDIR;
+  return filestatOf(r.stat);
 }
 
 function closeQuietly(os: number): void {

@@ -122,8 +122,20 @@ export interface Resolved {
 /** `Resolved` for an entry that has a name (the path_* calls that never act on "." or ".."). */
 export type Named = Resolved & { readonly name: string };
 
+/** lstatSync's options, made once. */
+const LSTAT = { bigint: true, throwIfNoEntry: false } as const;
+
+/**
+ * lstat of `path`, undefined if it does not exist. The hot call of every lookup, so no closure:
+ * with throwIfNoEntry false it throws only for what is rare here (EACCES, ENAMETOOLONG, ELOOP),
+ * and then its stack is captured, as `quiet` would have avoided.
+ */
 function lstat(path: string): BigIntStats | undefined {
-  return sys(() => lstatSync(path, { bigint: true, throwIfNoEntry: false }));
+  try {
+    return lstatSync(path, LSTAT);
+  } catch (e) {
+    return fail(errnoOfNodeError(e));
+  }
 }
 
 /** lstat of `name` in `dir`, or of `dir` itself when `name` is null. */
@@ -133,14 +145,14 @@ export function statOf(dir: DirRef, name: string | null): BigIntStats | undefine
 }
 
 /**
- * Resolves `path` relative to the host directory `root` and runs `f` on the result while the
- * directories opened on the way are still open. `follow`: follow a symlink in the last component.
+ * Resolves `path` relative to the host directory `root` and runs `f` on the result (and `root`)
+ * while the directories opened on the way are still open. `follow`: follow a symlink in the last component.
  * Fails with EPERM on an escape, ENOENT/ENOTDIR on a missing or non-directory intermediate
  * component, ELOOP past MAX_SYMLINKS, ENAMETOOLONG for a path of PATH_MAX bytes or more.
  * `cache` (with PROC_FD): this thread's directory cache of `root` (host-dir-cache.ts): the walk
  * starts at the deepest cached directory of the path that validates, and caches those it enters.
  */
-export function walk<T>(root: DirRef, path: string, follow: boolean, f: (r: Resolved) => T, cache?: DirCache): T {
+export function walk<T>(root: DirRef, path: string, follow: boolean, f: (r: Resolved, root: DirRef) => T, cache?: DirCache): T {
   if (path === '') fail(ERRNO_NOENT);
   if (path.includes('\0')) fail(ERRNO_INVAL);
   if (path.length >= PATH_MAX / 3 && Buffer.byteLength(path) >= PATH_MAX) fail(ERRNO_NAMETOOLONG);
@@ -149,12 +161,12 @@ export function walk<T>(root: DirRef, path: string, follow: boolean, f: (r: Reso
   try {
     if (cache !== undefined && PROC_FD) {
       const r = resolveCached(root, path, follow, opened, cache);
-      if (r !== RESTART) return f(r);
+      if (r !== RESTART) return f(r, root);
       leave(opened);
     }
     const r = resolveFrom(root, path, follow, opened, cache === undefined || !PROC_FD ? undefined : { cache, key: '', fromCache: false });
     if (r === RESTART) throw new Error('spindle: internal error: a walk from the root asked for a restart');
-    return f(r);
+    return f(r, root);
   } finally {
     leave(opened);
   }
