@@ -19,7 +19,7 @@ import {
 import type { OpenedRoot } from '../../fs/drivers.js';
 import {
   ERRNO_BADF, ERRNO_EXIST, ERRNO_INVAL, ERRNO_ISDIR, ERRNO_LOOP, ERRNO_NOENT, ERRNO_NOTDIR, ERRNO_PERM, ERRNO_XDEV,
-  FDFLAGS_APPEND, FDFLAGS_DSYNC, FDFLAGS_RSYNC, FDFLAGS_SYNC, LOOKUPFLAGS_SYMLINK_FOLLOW,
+  FDFLAGS_APPEND, FDFLAGS_DSYNC, FDFLAGS_RSYNC, FDFLAGS_SYNC, FILETYPE_DIRECTORY, LOOKUPFLAGS_SYMLINK_FOLLOW,
   OFLAGS_CREAT, OFLAGS_DIRECTORY, OFLAGS_EXCL, OFLAGS_TRUNC,
   RIGHTS_FD_ALLOCATE, RIGHTS_FD_DATASYNC, RIGHTS_FD_FILESTAT_SET_SIZE, RIGHTS_FD_READ,
   RIGHTS_FD_READDIR, RIGHTS_FD_WRITE,
@@ -29,7 +29,8 @@ import type { Descriptor, Directory, Filestat } from '../../wasi/fd-table.js';
 import { AUX_OS_APPEND, AUX_OS_READ, AUX_OS_WRITE, AUX_READ_ONLY, filestatOf, filetypeOf, PendingHost, setFdTimes, type MountInfo } from './host-file.js';
 import { childPathIn, setTimes } from './host-times.js';
 import { DIR_INHERITING, hostDirEntryFor } from '../../fs/runtime-fs.js';
-import { DIR_FLAGS, dirItself, inDir, PROC_FD, sys, walk, type DirRef, type Named, type Resolved } from './host-path.js';
+import { DIR_FLAGS, dirItself, inDir, PROC_FD, quiet, sys, walk, type DirRef, type Named, type Resolved } from './host-path.js';
+import { errnoOfNodeError } from './errno.js';
 import { HOST_FILE, type SharedFdTable } from '../../fs/shared-fd-table.js';
 import { DirCache } from './host-dir-cache.js';
 
@@ -56,11 +57,11 @@ export class HostDirectory implements Directory {
    * `f` on `path` resolved from this directory (its OS fd pinned, the walk's fds open): what
    * host-file.ts's `pinned` does, without its closure (every lookup comes through here).
    */
-  private at<T>(path: string, follow: boolean, f: (r: Resolved, root: DirRef) => T): T {
+  private at<T>(path: string, follow: boolean, f: (r: Resolved, root: DirRef) => T, lastStat = true): T {
     const os = this.table.pinOs(this.fd, this.gen);
     if (os < 0) fail(ERRNO_BADF);
     try {
-      return walk({ fd: os, path: this.path }, path, follow, f, this.cache);
+      return walk({ fd: os, path: this.path }, path, follow, f, this.cache, lastStat);
     } finally {
       this.table.unpinOs(os);
     }
@@ -121,36 +122,80 @@ export class HostDirectory implements Directory {
   open(lookupflags: number, path: string, oflags: number, rightsBase: bigint, _rightsInheriting: bigint, fdflags: number): Descriptor {
     const write = (rightsBase & WRITE_RIGHTS) !== 0n || (oflags & OFLAGS_TRUNC) !== 0;
     const read = (rightsBase & (RIGHTS_FD_READ | RIGHTS_FD_READDIR)) !== 0n || !write;
-    return this.at(path, follows(lookupflags), (r, root) => {
-      if (r.stat?.isDirectory() || (r.name === null && !(oflags & OFLAGS_CREAT))) {
-        if ((oflags & OFLAGS_CREAT) && (oflags & OFLAGS_EXCL)) fail(ERRNO_EXIST);
-        // As wasmtime (and open(2) with O_WRONLY/O_RDWR): FD_WRITE on a directory is EISDIR, with
-        // or without O_DIRECTORY. The other writing rights (wasi-libc asks for them with every
-        // O_DIRECTORY open) only matter without O_DIRECTORY.
-        if ((rightsBase & RIGHTS_FD_WRITE) !== 0n || (write && !(oflags & OFLAGS_DIRECTORY))) fail(ERRNO_ISDIR);
-        return this.openDirectory(root, r);
-      }
-      if (oflags & OFLAGS_DIRECTORY) fail(r.stat ? ERRNO_NOTDIR : ERRNO_NOENT);
-      // A trailing slash asks for a directory: a file is ENOTDIR, a missing name ENOENT, or
-      // EISDIR when it would be created (Linux's answers).
-      if (r.trailingSlash) fail(r.stat ? ERRNO_NOTDIR : oflags & OFLAGS_CREAT ? ERRNO_ISDIR : ERRNO_NOENT);
-      if (r.stat?.isSymbolicLink()) fail(ERRNO_LOOP); // O_NOFOLLOW on a symlink, as Linux
-      if (this.info.readOnly && (write || (oflags & OFLAGS_CREAT))) fail(ERRNO_PERM);
-      const flags = openFlags(oflags, fdflags, read, write);
-      const os = sys(() => openSync(inDir(r.parent, r.name!), flags, 0o666));
-      let st;
-      try {
-        st = sys(() => fstatSync(os, { bigint: true }));
-      } catch (e) {
-        closeQuietly(os);
-        throw e;
-      }
-      return new PendingHost({
-        kind: HOST_FILE, handle: os, mount: this.mount, fdflags, filetype: filetypeOf(st),
-        rightsBase: rightsBase & DIR_INHERITING, rightsInheriting: 0n,
-        aux: (fdflags & FDFLAGS_APPEND ? AUX_OS_APPEND : 0) | (this.info.readOnly ? AUX_READ_ONLY : 0)
-          | (read ? AUX_OS_READ : 0) | (write ? AUX_OS_WRITE : 0),
-      });
+    const follow = follows(lookupflags);
+    const resolved = (r: Resolved, root: DirRef): Descriptor => this.openResolved(r, root, oflags, rightsBase, fdflags, read, write);
+    if (oflags !== 0 || write) return this.at(path, follow, resolved);
+    // Opening a name to read it (what a bundler does for every module it loads): the walk leaves
+    // the last name unchecked and one open with O_NOFOLLOW answers for it, where the walk's lstat
+    // and the open made two system calls. A symlink to follow, or a directory, is walked again
+    // the general way (openResolved).
+    const opened = this.at(path, follow, (r, root) => (r.unchecked ? this.openUnchecked(r as Named, follow, fdflags, rightsBase) : resolved(r, root)), false);
+    return opened ?? this.at(path, follow, resolved);
+  }
+
+  /**
+   * The general path_open once the walk has looked at the entry (`r.stat`): the checks in
+   * wasmtime's order, then the open.
+   */
+  private openResolved(r: Resolved, root: DirRef, oflags: number, rightsBase: bigint, fdflags: number, read: boolean, write: boolean): Descriptor {
+    if (r.stat?.isDirectory() || (r.name === null && !(oflags & OFLAGS_CREAT))) {
+      if ((oflags & OFLAGS_CREAT) && (oflags & OFLAGS_EXCL)) fail(ERRNO_EXIST);
+      // As wasmtime (and open(2) with O_WRONLY/O_RDWR): FD_WRITE on a directory is EISDIR, with
+      // or without O_DIRECTORY. The other writing rights (wasi-libc asks for them with every
+      // O_DIRECTORY open) only matter without O_DIRECTORY.
+      if ((rightsBase & RIGHTS_FD_WRITE) !== 0n || (write && !(oflags & OFLAGS_DIRECTORY))) fail(ERRNO_ISDIR);
+      return this.openDirectory(root, r);
+    }
+    if (oflags & OFLAGS_DIRECTORY) fail(r.stat ? ERRNO_NOTDIR : ERRNO_NOENT);
+    // A trailing slash asks for a directory: a file is ENOTDIR, a missing name ENOENT, or
+    // EISDIR when it would be created (Linux's answers).
+    if (r.trailingSlash) fail(r.stat ? ERRNO_NOTDIR : oflags & OFLAGS_CREAT ? ERRNO_ISDIR : ERRNO_NOENT);
+    if (r.stat?.isSymbolicLink()) fail(ERRNO_LOOP); // O_NOFOLLOW on a symlink, as Linux
+    if (this.info.readOnly && (write || (oflags & OFLAGS_CREAT))) fail(ERRNO_PERM);
+    const os = sys(() => openSync(inDir(r.parent, r.name!), openFlags(oflags, fdflags, read, write), 0o666));
+    return this.hostFile(os, fdflags, rightsBase, read, write, false)!;
+  }
+
+  /**
+   * path_open of `r.name`, not looked at by the walk, for reading with no oflags: the open
+   * (O_NOFOLLOW) answers as openResolved's checks would for a missing name (ENOENT), a symlink
+   * not to follow (ELOOP) and a file; undefined for a symlink to follow or a directory, which
+   * the caller walks again the general way.
+   */
+  private openUnchecked(r: Named, follow: boolean, fdflags: number, rightsBase: bigint): Descriptor | undefined {
+    let os: number;
+    try {
+      os = quiet(() => openSync(inDir(r.parent, r.name), openFlags(0, fdflags, true, false), 0o666));
+    } catch (e) {
+      // With O_NOFOLLOW, ELOOP means the name is a symlink.
+      if ((e as NodeJS.ErrnoException).code === 'ELOOP' && follow) return undefined;
+      return fail(errnoOfNodeError(e));
+    }
+    return this.hostFile(os, fdflags, rightsBase, true, false, true);
+  }
+
+  /**
+   * The descriptor of OS fd `os` just opened on a file; for a directory (opened between the
+   * walk's look and the open, or unchecked), undefined with `os` closed.
+   */
+  private hostFile(os: number, fdflags: number, rightsBase: bigint, read: boolean, write: boolean, dirUndefined: boolean): Descriptor | undefined {
+    let filetype;
+    try {
+      // Only the type is needed: Node's number Stats cost less than BigIntStats.
+      filetype = filetypeOf(sys(() => fstatSync(os)));
+    } catch (e) {
+      closeQuietly(os);
+      throw e;
+    }
+    if (filetype === FILETYPE_DIRECTORY && dirUndefined) {
+      closeQuietly(os);
+      return undefined;
+    }
+    return new PendingHost({
+      kind: HOST_FILE, handle: os, mount: this.mount, fdflags, filetype,
+      rightsBase: rightsBase & DIR_INHERITING, rightsInheriting: 0n,
+      aux: (fdflags & FDFLAGS_APPEND ? AUX_OS_APPEND : 0) | (this.info.readOnly ? AUX_READ_ONLY : 0)
+        | (read ? AUX_OS_READ : 0) | (write ? AUX_OS_WRITE : 0),
     });
   }
 

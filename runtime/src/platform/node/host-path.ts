@@ -117,6 +117,12 @@ export interface Resolved {
   readonly trailingSlash: boolean;
   /** lstat of the entry if it exists (after following, when followed). */
   readonly stat: BigIntStats | undefined;
+  /**
+   * Only for a walk asked not to look at the last name (`lastStat` false): true when the walk
+   * did not, and `stat` says nothing. The caller acts on `(parent, name)` with a call that does
+   * not follow a symlink (O_NOFOLLOW), and walks again with `lastStat` if it finds one.
+   */
+  readonly unchecked?: boolean;
 }
 
 /** `Resolved` for an entry that has a name (the path_* calls that never act on "." or ".."). */
@@ -151,8 +157,11 @@ export function statOf(dir: DirRef, name: string | null): BigIntStats | undefine
  * component, ELOOP past MAX_SYMLINKS, ENAMETOOLONG for a path of PATH_MAX bytes or more.
  * `cache` (with PROC_FD): this thread's directory cache of `root` (host-dir-cache.ts): the walk
  * starts at the deepest cached directory of the path that validates, and caches those it enters.
+ * `lastStat` false: a path that ends in a plain name (no trailing slash) resolves to its parent
+ * and name with no lstat of the name (`unchecked`), whatever `follow` says: the caller's own
+ * call on it answers (path_open: an open with O_NOFOLLOW, one system call instead of two).
  */
-export function walk<T>(root: DirRef, path: string, follow: boolean, f: (r: Resolved, root: DirRef) => T, cache?: DirCache): T {
+export function walk<T>(root: DirRef, path: string, follow: boolean, f: (r: Resolved, root: DirRef) => T, cache?: DirCache, lastStat = true): T {
   if (path === '') fail(ERRNO_NOENT);
   if (path.includes('\0')) fail(ERRNO_INVAL);
   if (path.length >= PATH_MAX / 3 && Buffer.byteLength(path) >= PATH_MAX) fail(ERRNO_NAMETOOLONG);
@@ -160,11 +169,11 @@ export function walk<T>(root: DirRef, path: string, follow: boolean, f: (r: Reso
   const opened: Entered[] = [];
   try {
     if (cache !== undefined && PROC_FD) {
-      const r = resolveCached(root, path, follow, opened, cache);
+      const r = resolveCached(root, path, follow, opened, cache, lastStat);
       if (r !== RESTART) return f(r, root);
       leave(opened);
     }
-    const r = resolveFrom(root, path, follow, opened, cache === undefined || !PROC_FD ? undefined : { cache, key: '', fromCache: false });
+    const r = resolveFrom(root, path, follow, opened, cache === undefined || !PROC_FD ? undefined : { cache, key: '', fromCache: false }, lastStat);
     if (r === RESTART) throw new Error('spindle: internal error: a walk from the root asked for a restart');
     return f(r, root);
   } finally {
@@ -206,7 +215,7 @@ interface CacheUse {
  * last name, never with a ".." after it) that validates now; RESTART when there is none or the
  * rest of the path climbs above it.
  */
-function resolveCached(root: DirRef, path: string, follow: boolean, opened: Entered[], cache: DirCache): Resolved | typeof RESTART {
+function resolveCached(root: DirRef, path: string, follow: boolean, opened: Entered[], cache: DirCache, lastStat: boolean): Resolved | typeof RESTART {
   // The common case first: plain names only ("src/app/main.ts"), the directory of the last one cached.
   const slash = path.lastIndexOf('/');
   if (slash > 0 && plainNames(path)) {
@@ -218,11 +227,12 @@ function resolveCached(root: DirRef, path: string, follow: boolean, opened: Ente
       const base: DirRef = { fd: hit.fd, path: '' };
       opened.push({ dir: base, name: key.slice(key.lastIndexOf('/') + 1), cached: hit });
       const name = path.slice(slash + 1);
+      if (!lastStat) return { parent: base, name, trailingSlash: false, stat: undefined, unchecked: true };
       const stat = lstat(inDir(base, name));
       if (!follow || stat === undefined || !stat.isSymbolicLink()) return { parent: base, name, trailingSlash: false, stat };
       const stack: Entered[] = [];
       try {
-        return resolveFrom(base, name, follow, stack, { cache, key, fromCache: true });
+        return resolveFrom(base, name, follow, stack, { cache, key, fromCache: true }, true);
       } finally {
         opened.push(...stack);
       }
@@ -237,7 +247,7 @@ function resolveCached(root: DirRef, path: string, follow: boolean, opened: Ente
   for (; k > 0; k--) {
     const key = parts.slice(0, k).join('/');
     const hit = cache.take(root.fd, key);
-    if (hit !== undefined) return fromCached(hit, key, parts.slice(k).join('/'), follow, opened, cache);
+    if (hit !== undefined) return fromCached(hit, key, parts.slice(k).join('/'), follow, opened, cache, lastStat);
   }
   return RESTART;
 }
@@ -257,13 +267,13 @@ function plainNames(path: string): boolean {
 }
 
 /** The walk of `rest` from `hit`, the cached directory `key` (taken: `opened` gives it back). */
-function fromCached(hit: CachedDir, key: string, rest: string, follow: boolean, opened: Entered[], cache: DirCache): Resolved | typeof RESTART {
+function fromCached(hit: CachedDir, key: string, rest: string, follow: boolean, opened: Entered[], cache: DirCache, lastStat: boolean): Resolved | typeof RESTART {
   const base: DirRef = { fd: hit.fd, path: '' };
   opened.push({ dir: base, name: key.slice(key.lastIndexOf('/') + 1), cached: hit });
   // The rest is walked from the cached directory; `opened` keeps it open (and counted) first.
   const stack: Entered[] = [];
   try {
-    return resolveFrom(base, rest, follow, stack, { cache, key, fromCache: true });
+    return resolveFrom(base, rest, follow, stack, { cache, key, fromCache: true }, lastStat);
   } finally {
     opened.push(...stack);
   }
@@ -272,7 +282,7 @@ function fromCached(hit: CachedDir, key: string, rest: string, follow: boolean, 
 /** Only "" and "." left: the component just read is the last one that names something. */
 const onlyDots = (pending: readonly string[]): boolean => pending.every((p) => p === '' || p === '.');
 
-function resolveFrom(root: DirRef, path: string, follow: boolean, stack: Entered[], use: CacheUse | undefined): Resolved | typeof RESTART {
+function resolveFrom(root: DirRef, path: string, follow: boolean, stack: Entered[], use: CacheUse | undefined, lastStat: boolean): Resolved | typeof RESTART {
   const trailingSlash = path.endsWith('/');
   const pending = path.split('/').reverse();
   const top = (): DirRef => stack.length ? stack[stack.length - 1]!.dir : root;
@@ -298,6 +308,9 @@ function resolveFrom(root: DirRef, path: string, follow: boolean, stack: Entered
       continue;
     }
     const dir = top();
+    if (pending.length === 0 && !trailingSlash && !lastStat) {
+      return { parent: dir, name: c, trailingSlash, stat: undefined, unchecked: true };
+    }
     if (pending.length === 0 && !follow && !trailingSlash) {
       return { parent: dir, name: c, trailingSlash, stat: lstat(inDir(dir, c)) };
     }
