@@ -30,7 +30,7 @@ import { loadRegistry } from './registry.mjs';
 import { createProgress } from './progress.mjs';
 import { loadWarning, machine, sampleLoad, sampleSteal, stealWarning } from './machine.mjs';
 import { failureBanner, printReport, writeSession } from './report.mjs';
-import { failures } from './rows.mjs';
+import { failures, threadsRun } from './rows.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = resolve(here, '..', '..');
@@ -185,7 +185,7 @@ export async function main(argv) {
   const steal = sampleSteal();
   const progress = createProgress({ total: selected.length });
   const log = (m) => progress.log(m);
-  log(`spindle bench: ${selected.map((e) => e.id).join(', ')}; ${opts.runs} runs (+1 warm-up); threads ${opts.threads.join(',')}; `
+  log(`spindle bench: ${selected.map((e) => e.id).join(', ')}; ${opts.runs} runs (+1 warm-up); threads ${opts.threads.join(',')}${opts.given.includes('--threads') ? '' : ' (where an experiment does not fix its own)'}; `
     + `load average ${loadavg()[0].toFixed(2)} on ${availableParallelism()} cores`);
   const ctx = await prepare(selected, opts, log);
   const prepareS = Number(process.hrtime.bigint() - t0) / 1e9;
@@ -225,7 +225,7 @@ export async function main(argv) {
     started: started.toISOString(),
     durationS: Number(process.hrtime.bigint() - t0) / 1e9,
     prepareS,
-    runs: opts.runs, quick: opts.quick, threads: opts.threads,
+    runs: opts.runs, quick: opts.quick, threads: threadsRun(results, opts.threads),
     machine: m, load: loadSummary, steal: stealSummary, v8Tier: V8_TIER,
     wasmtime: ctx.wasmtime.exe ? ctx.wasmtime.version : ctx.wasmtime.unavailable,
     warnings,

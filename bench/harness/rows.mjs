@@ -63,3 +63,13 @@ export function threadsOf(row) {
   const m = /\bT=(\d+)\b/.exec(row.variant);
   return m ? Number(m[1]) : NaN;
 }
+
+/**
+ * The thread counts a session's experiments ran (the T=N of their rows), sorted; `fallback` (the
+ * --threads list or its default) when no row names one. An experiment may fix its own list
+ * (malloc-web runs 1, 2, 4 unless --threads is given), so the header reports what ran.
+ */
+export function threadsRun(results, fallback) {
+  const ran = new Set(results.flatMap((e) => e.rows.map(threadsOf)).filter(Number.isFinite));
+  return ran.size ? [...ran].sort((a, b) => a - b) : fallback;
+}

@@ -16,7 +16,7 @@ const harness = join(repoRoot, 'bench', 'harness');
 const imp = (rel) => import(pathToFileURL(join(repoRoot, 'bench', rel)).href);
 const { lineChart, barChart, ticks } = await imp('harness/svg.mjs');
 const { renderChart } = await imp('harness/charts.mjs');
-const { ChecksumMismatch, unavailableRows, status, failures, threadsOf } = await imp('harness/rows.mjs');
+const { ChecksumMismatch, unavailableRows, status, failures, threadsOf, threadsRun } = await imp('harness/rows.mjs');
 const { parseArgs } = await imp('harness/main.mjs');
 const { mathCheck, wasmtimeCommand } = await imp('math/experiment.mjs');
 const { toCsv, textTable, pivot } = await imp('harness/report.mjs');
@@ -133,6 +133,10 @@ describe('bench harness: result parsing and verification', () => {
     assert.equal(threadsOf({ variant: 'T=4' }), 4);
     assert.equal(threadsOf({ variant: 'ring T=2' }), 2);
     assert.ok(Number.isNaN(threadsOf({ variant: 'main' })));
+    // The header reports the thread counts that ran (malloc-web: 1, 2, 4), not the default list.
+    const results = [{ rows: [{ variant: 'job T=4' }, { variant: 'job T=1' }, { variant: 'job T=2' }, { variant: 'job T=1' }] }, { rows: [] }];
+    assert.deepEqual(threadsRun(results, [1, 2, 3, 4]), [1, 2, 4]);
+    assert.deepEqual(threadsRun([{ rows: [{ variant: 'main' }] }], [1, 2, 3, 4]), [1, 2, 3, 4]);
     const un = unavailableRows({ experiment: 'math', variant: 'T=1', baseline: 'native', metrics: [{ key: 'compute', unit: 'ms' }], config: 'wasmtime-46', reason: 'no pip' });
     assert.equal(un.length, 1);
     assert.equal(status(un[0]), 'unavailable');
