@@ -4,7 +4,9 @@
 // `poolMs` the start of the rayon pool before it (initThreadPool: creating the pool's workers and
 // instantiating the module in each, which grows with the thread count and is no part of the job's
 // throughput; a program starts its pool once). `calls` (the `malloc` job; default 1) runs the job
-// that many times in a row on the same pool: `callsMs` has each call's time (`ms` is the first's).
+// that many times in a row on the same pool: `callsMs` has each call's time (`ms` is the first's),
+// `callsAt` each call's start in ms since the epoch (to line calls up with samples taken outside
+// the browser, such as a thread's CPU time from /proc: bench/results/malloc-web-2026-11-27-ff/).
 // The first call of a fresh page pays one-time costs that later calls do not (in Chromium about
 // 100 ms more at T=1: bench/results/malloc-web-2026-11-27/); the later calls are the job's
 // steady throughput. With `trace` (the `malloc` job) each call runs as
@@ -28,7 +30,7 @@ onmessage = async ({ data: config }) => {
     if (config.alloc !== 'spindle' && config.alloc !== 'default') throw new Error(`alloc must be spindle or default, not ${config.alloc}`);
     const pkg = await import(`./pkg-${config.alloc}/alloc_rayon_web.js`);
     const wasm = await pkg.default();
-    let checksum, ms, poolMs, callsMs, trace;
+    let checksum, ms, poolMs, callsMs, callsAt, trace;
     if (config.job === 'threads') {
       const t0 = performance.now();
       checksum = await shortThreads(config, wasm);
@@ -45,8 +47,10 @@ onmessage = async ({ data: config }) => {
         ms = performance.now() - t1;
       } else {
         callsMs = [];
+        callsAt = [];
         for (let i = 0; i < Math.max(1, config.calls ?? 1); i++) {
           const t1 = performance.now();
+          callsAt.push(performance.timeOrigin + t1);
           let sum;
           if (config.trace) ({ checksum: sum, ...trace } = JSON.parse(pkg.run_job_traced(config.items)));
           else sum = pkg.run_job(config.items);
@@ -58,7 +62,7 @@ onmessage = async ({ data: config }) => {
       }
     }
     const memoryBytes = Math.max(pkg.memory_bytes(), wasm.memory.buffer.byteLength);
-    postMessage({ ok: true, ...config, checksum, ms, poolMs, callsMs, trace, memoryBytes, stats: JSON.parse(pkg.alloc_stats()) });
+    postMessage({ ok: true, ...config, checksum, ms, poolMs, callsMs, callsAt, trace, memoryBytes, stats: JSON.parse(pkg.alloc_stats()) });
   } catch (e) {
     postMessage({ ok: false, ...config, error: String(e?.stack ?? e) });
   }

@@ -5,6 +5,7 @@
 //   and so does its traced run, whose per-thread trace counts every item once;
 // - memory one rayon thread grew, allocated by another and filled with memory.fill/copy
 //   (grow_handoff), never traps, and the consumer refreshed its view every round;
+// - calls=3 gives each call's time and start (what malloc-web reads);
 // - short-lived wasm threads destroyed with __wbindgen_thread_destroy give their heaps back: 12
 //   threads one after the other leave at most 3 heap records, not 13.
 // Firefox ESR sometimes never starts wasm-bindgen-rayon's pool (nested workers, either allocator):
@@ -66,6 +67,24 @@ for (const engine of ['chromium', 'firefox']) {
         assert.equal(r.trace.threads.length, 2, JSON.stringify(r.trace));
         assert.equal(r.trace.threads.reduce((n, th) => n + th.items, 0), 2000, JSON.stringify(r.trace));
         assert.ok(Number.isFinite(r.poolMs) && Number.isFinite(r.ms), `poolMs ${r.poolMs}, ms ${r.ms}`);
+      }
+    });
+
+    test('default and spindle: calls=3 times each call on the same pool, with its start on the epoch clock', { skip: absent }, async (t) => {
+      // What malloc-web reads: callsMs (first call, then the steady calls it takes the best of)
+      // and callsAt, which lines calls up with samples taken outside the browser (/proc).
+      for (const alloc of ['default', 'spindle']) {
+        const before = Date.now();
+        const r = await run(t, `alloc=${alloc}&threads=2&items=2000&calls=3`);
+        assert.equal(r.checksum, JOB_2000);
+        assert.equal(r.callsMs.length, 3, JSON.stringify(r.callsMs));
+        assert.equal(r.callsAt.length, 3, JSON.stringify(r.callsAt));
+        assert.equal(r.ms, r.callsMs[0]);
+        for (let i = 0; i < 3; i++) {
+          assert.ok(r.callsMs[i] > 0 && Number.isFinite(r.callsMs[i]), `call ${i}: ${r.callsMs[i]} ms`);
+          assert.ok(r.callsAt[i] >= before - 1000 && r.callsAt[i] <= Date.now() + 1000, `call ${i} started at ${r.callsAt[i]}, not on the epoch clock (${before})`);
+          if (i > 0) assert.ok(r.callsAt[i] >= r.callsAt[i - 1] + r.callsMs[i - 1] - 1, `call ${i} started before call ${i - 1} ended: ${JSON.stringify(r.callsAt)} ${JSON.stringify(r.callsMs)}`);
+        }
       }
     });
 
