@@ -108,6 +108,29 @@ function digestOf(files, resultOf) {
   return { errors, digest: h.digest('hex') };
 }
 
+/**
+ * Ends the process when a spindle route is not on spindle. rolldown's loader takes its binding
+ * from NAPI_RS_NATIVE_LIBRARY_PATH inside a try and, when that module is missing or throws,
+ * silently falls back to the stock loader: the output is the same, so the digests cannot tell.
+ * A module that loaded stays in require.cache with `loaded` set (a throw removes it).
+ */
+function requireSpindleBinding() {
+  if (route === 'direct') {
+    const entry = createRequire(import.meta.url).cache[join(here, 'rolldown-direct.cjs')];
+    if (entry?.loaded) return;
+    console.error(`spindle: the direct route did not load ${join(here, 'rolldown-direct.cjs')} (missing, or it threw): rolldown fell back to its own loader`);
+    process.exit(3);
+  }
+  if (route === 'dropin') {
+    const binding = requireFrom.resolve('@rolldown/binding-wasm32-wasi/rolldown-binding.wasm32-wasi.wasm');
+    const runtime = createRequire(binding).resolve('@napi-rs/wasm-runtime');
+    const name = JSON.parse(readFileSync(join(dirname(runtime), 'package.json'), 'utf8')).name;
+    if (name === 'spindle-napi-runtime') return;
+    console.error(`spindle: the drop-in route resolves @napi-rs/wasm-runtime to ${runtime} (${name}), not spindle's: run 'bash tests/napi/setup.sh'`);
+    process.exit(3);
+  }
+}
+
 async function bundle() {
   if (route === 'direct') {
     process.env.NAPI_RS_NATIVE_LIBRARY_PATH = join(here, 'rolldown-direct.cjs');
@@ -118,6 +141,7 @@ async function bundle() {
   const tLoad = performance.now();
   const cLoad = process.cpuUsage();
   const { rolldown } = await import(pathToFileURL(requireFrom.resolve('rolldown')).href);
+  requireSpindleBinding();
   const loadMs = Math.round(performance.now() - tLoad);
   const loadCpuMs = Math.round(cpuMsSince(cLoad));
   const tJob = performance.now();
