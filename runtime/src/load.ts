@@ -40,6 +40,8 @@ export interface LoadedProgram {
    * refresh and, on Node 20's baseline tier, to its wait bug).
    */
   threadGuards?: { bulk: number; waits: number; functions: number; unchanged?: string };
+  /** The bytes `module` was compiled from, for a threaded program (host-worker.ts compiles them preemptible). */
+  threadBytes?: Uint8Array;
 }
 
 /** The WASI preview1 function names (every one a host must provide). */
@@ -67,7 +69,7 @@ export async function loadProgram(
 function withGuards(program: LoadedProgram, guard: ReturnType<typeof guardThreads> | undefined): LoadedProgram {
   if (!guard) return program;
   const { bulk, waits, functions, unchanged } = guard;
-  return { ...program, threadGuards: { bulk, waits, functions, ...(unchanged ? { unchanged } : {}) } };
+  return { ...program, threadGuards: { bulk, waits, functions, ...(unchanged ? { unchanged } : {}) }, threadBytes: guard.bytes };
 }
 
 /**

@@ -9,7 +9,10 @@ import { workerData } from 'node:worker_threads';
 import { nodePlatform } from './platform/node/index.js';
 import { loadedWorker, publishCodeCache } from './platform/node/worker-code.js';
 import { serve } from './pool-worker.js';
+import { serveHosted } from './host-worker.js';
 import type { WorkerInit } from './protocol.js';
 
 const loaded = loadedWorker();
-serve(loaded?.init ?? (workerData as WorkerInit), nodePlatform, undefined, loaded && (() => publishCodeCache(loaded)));
+const init = loaded?.init ?? (workerData as WorkerInit);
+if (init.hostWorker) void serveHosted(init, nodePlatform);
+else serve(init, nodePlatform, undefined, loaded && (() => publishCodeCache(loaded)));

@@ -19,6 +19,8 @@ import { hasFsOptions, ProgramFs, type FsOptions, type ProgramFsDrivers } from '
 import type { MemoryMounts } from './fs/memory-mounts.js';
 import { isSharedBuffer } from './shared-buffer.js';
 import { PoolKeeper } from './pool.js';
+import { HostQueue } from './host-queue.js';
+import { hasJspi } from './jspi.js';
 import { installWaitHook } from './wait-hook.js';
 
 export type OutputOption = 'inherit' | ((chunk: Uint8Array) => void);
@@ -42,6 +44,12 @@ export interface RunOptions extends FsOptions {
   threads?: number;
   /** Most threads alive at once (not counting the main thread); past it thread-spawn fails (EAGAIN). Default 512. */
   maxThreads?: number;
+  /**
+   * Threads beyond the pool (more than `threads` running at once) share a host worker instead of
+   * getting a worker each, suspended while they wait (docs/threads-beyond-the-pool.md): Node with
+   * JSPI only (24 and later); elsewhere ignored. Default false.
+   */
+  hostThreads?: boolean;
   /** Run `_start` on the calling thread instead of a worker (Node only). Default false. */
   runOnCallingThread?: boolean;
   /** The shared memory to use, for a compiled WebAssembly.Module that imports one. */
@@ -206,6 +214,7 @@ export class Program {
     const fs = hasFsOptions(this.options) ? await this.createFs(() => ProgramFs.create(this.options, this.fsDrivers())) : null;
     this.useFs(fs);
     const pool = this.poolSize();
+    this.init.hosting = this.hosting(pool + (this.options.runOnCallingThread ? 0 : 1));
     if (this.options.runOnCallingThread) {
       this.pool.prewarm(pool);
       this.runHere();
@@ -214,6 +223,21 @@ export class Program {
       this.pool.prewarm(pool);
     }
     return this.watch(fs);
+  }
+
+  /**
+   * WorkerInit.hosting, when threads beyond the pool are hosted: the `hostThreads` option, a
+   * threaded program whose bytes are at hand, and JSPI in a Node (`process.versions.node`: the
+   * host worker is started by a spawning worker, which only Node allows).
+   */
+  private hosting(after: number): WorkerInit['hosting'] {
+    const bytes = this.program.threadBytes;
+    if (!this.options.hostThreads || !this.program.usesThreads || !bytes || !this.init.memory || !hasJspi()) return undefined;
+    if (typeof process === 'undefined' || !process.versions?.node) return undefined;
+    const shared = new SharedArrayBuffer(bytes.length);
+    new Uint8Array(shared).set(bytes);
+    const max = this.ctl.words[4]! - 1; // MAX_SLOTS - 1: maxThreads
+    return { queue: HostQueue.create(max).buffer, after, max, bytes: shared };
   }
 
   /** Pumps output until the exit, then ends every worker (and --save). Resolves with the status. */

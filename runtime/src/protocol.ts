@@ -37,8 +37,18 @@ export interface WorkerInit {
   fs: FsInit | null;
   /** OPFS mounts of the in-program FS (browser; platform/browser/opfs-owner.ts adds it when the module imports spindle_opfs). */
   opfs?: OpfsInit;
-  /** This worker's slot in the control block. */
+  /** This worker's slot in the control block (-1: the host worker, which has none). */
   slot: number;
+  /**
+   * Threads beyond the pool run on a host worker (docs/threads-beyond-the-pool.md; set by the
+   * owner only where JSPI exists and the option allows it): a spawn that finds no idle worker
+   * once `after` slots are used queues its thread in `queue` (host-queue.ts), at most `max`
+   * hosted threads at once. `bytes`: the thread-guarded module's bytes, which the host worker
+   * compiles preemptible (preempt.ts).
+   */
+  hosting?: { queue: SharedArrayBuffer; after: number; max: number; bytes: SharedArrayBuffer };
+  /** This worker is the program's host worker (host-worker.ts), not a pool worker. */
+  hostWorker?: boolean;
   /**
    * Node: the script of this program's workers (a file: URL), when an embedder has its own
    * (napi/worker.ts); default the runtime's pool worker. (Browsers: the owner's platform decides,

@@ -82,6 +82,15 @@ export class StdinPipe {
     }
   }
 
+  /**
+   * Resolves once a producer has written (or closed) after this call, or after 100 ms (a write
+   * that raced with the call): the asynchronous form of `read`'s wait, for a hosted thread.
+   */
+  written(): Promise<unknown> {
+    const w = Atomics.waitAsync(this.header, HEAD, Atomics.load(this.header, HEAD), 100);
+    return w.async ? w.value : Promise.resolve();
+  }
+
   /** Producer: appends as much of `bytes` as fits; returns how many were taken. */
   write(bytes: Uint8Array): number {
     const head = this.header[HEAD]!;

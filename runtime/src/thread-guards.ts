@@ -93,9 +93,9 @@ export const GUARD_VERSION = 5; // 3: atomic accesses guarded too; 4: their chec
 
 const PAGE_SHIFT = 16n;
 
-interface Section { id: number; /** content */ start: number; end: number; /** section id byte */ head: number }
+export interface Section { id: number; /** content */ start: number; end: number; /** section id byte */ head: number }
 
-interface Layout {
+export interface Layout {
   sections: Section[];
   types: number;
   /** Parameters of each type (-1: not a function type). */
@@ -145,7 +145,7 @@ export function guardThreads(bytes: Uint8Array): GuardResult {
 
 // ---- reading ----------------------------------------------------------------------------------
 
-class Cursor {
+export class Cursor {
   constructor(readonly b: Uint8Array, public pos: number) {}
   byte(): number {
     if (this.pos >= this.b.length) throw new RangeError('truncated module');
@@ -173,7 +173,7 @@ class Cursor {
   }
 }
 
-function readLayout(b: Uint8Array): Layout {
+export function readLayout(b: Uint8Array): Layout {
   const c = new Cursor(b, 8);
   const layout: Layout = {
     sections: [], types: 0, typeParams: [], funcTypes: [], importedFuncs: 0, importedGlobals: 0, importedTables: 0, definedTables: 0,
@@ -336,7 +336,7 @@ function guardedBodies(b: Uint8Array, code: Section): Body[] {
 
 // ---- writing ----------------------------------------------------------------------------------
 
-function uleb(n: number): number[] {
+export function uleb(n: number): number[] {
   const out: number[] = [];
   do {
     let byte = n & 0x7f;
@@ -348,7 +348,7 @@ function uleb(n: number): number[] {
 }
 
 /** A name as the binary format writes it: its UTF-8 length, then its bytes. */
-function nameBytes(name: string): number[] {
+export function nameBytes(name: string): number[] {
   const n = new TextEncoder().encode(name);
   return [...uleb(n.length), ...n];
 }
@@ -455,7 +455,7 @@ function patchCall(out: Uint8Array, at: number, end: number, call: readonly numb
   out.fill(0x01 /* nop */, at + call.length, end);
 }
 
-function concat(parts: readonly (Uint8Array | number[])[]): Uint8Array {
+export function concat(parts: readonly (Uint8Array | number[])[]): Uint8Array {
   let n = 0;
   for (const p of parts) n += p.length;
   const out = new Uint8Array(n);
@@ -464,12 +464,12 @@ function concat(parts: readonly (Uint8Array | number[])[]): Uint8Array {
   return out;
 }
 
-function section(id: number, content: Uint8Array | number[]): Uint8Array {
+export function section(id: number, content: Uint8Array | number[]): Uint8Array {
   return concat([[id, ...uleb(content.length)], content]);
 }
 
 /** A vector section's content with `extra` entries appended (the count is rewritten). */
-function appendEntries(b: Uint8Array, s: Section | undefined, extra: readonly number[][]): Uint8Array {
+export function appendEntries(b: Uint8Array, s: Section | undefined, extra: readonly number[][]): Uint8Array {
   if (!s) return concat([uleb(extra.length), ...extra]);
   const c = new Cursor(b, s.start);
   const count = c.u32();
@@ -478,7 +478,7 @@ function appendEntries(b: Uint8Array, s: Section | undefined, extra: readonly nu
 
 /** Section order of the binary format (custom sections may sit anywhere). */
 const ORDER = [1, 2, 3, 4, 5, 13, 6, 7, 8, 9, 12, 10, 11];
-const rank = (id: number): number => ORDER.indexOf(id);
+export const rank = (id: number): number => ORDER.indexOf(id);
 
 function emit(b: Uint8Array, layout: Layout, bodies: Body[]): Uint8Array {
   const guardMap = guardsFor(b, bodies, layout.importedFuncs + layout.definedFuncs);
@@ -639,7 +639,7 @@ function customSection(b: Uint8Array, s: Section, resized: boolean, guards: Guar
 }
 
 /** A custom section's name. */
-function customName(b: Uint8Array, s: Section): string {
+export function customName(b: Uint8Array, s: Section): string {
   const c = new Cursor(b, s.start);
   const n = c.u32();
   return new TextDecoder().decode(b.subarray(c.pos, Math.min(c.pos + n, s.end)));

@@ -9,7 +9,9 @@
  * state is the control block, the output rings, the stdin buffer and (with a filesystem) the fd
  * table, all in SharedArrayBuffers, plus the memory-FS module's shared memory.
  */
-import { Control, CMD_RUN_THREAD } from './control.js';
+import { Control, CMD_RUN_THREAD, SLOTS_USED } from './control.js';
+import { HostQueue } from './host-queue.js';
+import { jspi } from './jspi.js';
 import { ExitSignal } from './errors.js';
 import { OutputRings } from './output.js';
 import type { Platform } from './platform/types.js';
@@ -34,6 +36,13 @@ export class ThreadStdio {
    * first fdstat. Elsewhere the answers come in the WorkerInit (`stdioTty`).
    */
   ttyOf: ((fd: number) => boolean) | undefined;
+  /**
+   * Set in a host worker (host-worker.ts): a read of an empty stdin pipe returns EAGAIN at once
+   * and leaves in `stdinWait` a Promise of the next write, which the hosted thread's fd_read (a
+   * WebAssembly.Suspending import) awaits before it reads again.
+   */
+  hosted = false;
+  stdinWait: Promise<unknown> | undefined;
 
   constructor(private readonly init: WorkerInit, private readonly platform: Platform) {
     this.ctl = new Control(init.control);
@@ -49,6 +58,11 @@ export class ThreadStdio {
 
   read(max: number): Uint8Array | number {
     if (!this.input) return this.platform.readFd(0, max);
+    if (this.hosted) {
+      const bytes = this.input.read(max, () => this.ctl.wakeMain(), false);
+      if (!bytes) this.stdinWait = this.input.written();
+      return bytes ?? 6; /* EAGAIN, until stdinWait */
+    }
     // On the main thread (calling-thread mode) nobody else can feed the pipe: do not wait.
     return this.input.read(max, () => this.ctl.wakeMain(), !this.drainInline) ?? 6 /* EAGAIN */;
   }
@@ -139,7 +153,8 @@ export class ThreadFactory {
   private readonly imports: WebAssembly.Imports;
   private exported: WebAssembly.Memory | undefined;
 
-  constructor(private readonly init: WorkerInit, platform: Platform, stdio: ThreadStdio, private readonly hooks?: InstanceHooks) {
+  /** `hosted`: the instance runs on a host worker (host-worker.ts): its blocking imports suspend instead. */
+  constructor(private readonly init: WorkerInit, platform: Platform, stdio: ThreadStdio, private readonly hooks?: InstanceHooks, hosted = false) {
     const ctl = new Control(init.control);
     shareMonotonicFloor(ctl.monotonicFloor());
     shareYieldWords(ctl.yieldWords());
@@ -155,7 +170,8 @@ export class ThreadFactory {
     const fds = init.fs ? threadFdTable(init.fs, this.host, tty, platform.hostFs, (f) => { this.host.exitFlush = f; }) : undefined;
     this.imports = {
       // Like wasmtime: stdio is a character device only when it really is a terminal.
-      wasi_snapshot_preview1: wasiPreview1(this.host, { stdioIsTty: tty, fds }),
+      wasi_snapshot_preview1: hosted ? suspendingPreview1(wasiPreview1(this.host, { stdioIsTty: tty, fds, suspending: true }), stdio)
+        : wasiPreview1(this.host, { stdioIsTty: tty, fds }),
       wasi: { 'thread-spawn': (arg: number) => spawnThread(init, platform, ctl, stdio, arg) },
     };
     if (init.opfs) this.imports.spindle_opfs = opfsImports(init.opfs, () => this.host.memory);
@@ -173,6 +189,11 @@ export class ThreadFactory {
     return this.imports;
   }
 
+  /** The thread's WASI host (a hosted thread's: host-worker.ts sets its thread id). */
+  get wasiHost(): WasiHost & { threadId: number } {
+    return this.host;
+  }
+
   /** A fresh instance for the next thread. */
   instantiate(): WasmThread {
     const instance = this.hooks
@@ -184,6 +205,30 @@ export class ThreadFactory {
     }
     return { instance, host: this.host };
   }
+}
+
+/**
+ * The WASI imports of a hosted thread (host-worker.ts): poll_oneoff and sched_yield (built with
+ * `suspending`: they return a Promise where they would block) and fd_read (a read of an empty
+ * stdin pipe: ThreadStdio.hosted) become WebAssembly.Suspending imports, so the thread suspends
+ * there and its worker runs its other threads. Any other import that blocks does so only for a
+ * moment, on another JS thread's progress (the output ring's room, a lock held by a synchronous
+ * call on another worker): see docs/threads-beyond-the-pool.md.
+ */
+function suspendingPreview1(wasi: Record<string, (...args: any[]) => number>, stdio: ThreadStdio): WebAssembly.ModuleImports {
+  const read = wasi.fd_read!;
+  const readAgain = (fd: number, iovs: number, n: number, nread: number): number | Promise<number> => {
+    const errno = read(fd, iovs, n, nread);
+    const wait = stdio.stdinWait;
+    stdio.stdinWait = undefined;
+    return wait ? wait.then(() => readAgain(fd, iovs, n, nread)) : errno;
+  };
+  return {
+    ...wasi,
+    poll_oneoff: new jspi.Suspending(wasi.poll_oneoff!),
+    sched_yield: new jspi.Suspending(wasi.sched_yield!),
+    fd_read: new jspi.Suspending(readAgain),
+  };
 }
 
 /**
@@ -202,6 +247,7 @@ function spawnThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: 
   if (ctl.exited) return -1;
   let slot = ctl.takeIdle(2);
   const grow = slot < 0;
+  if (grow && init.hosting && Atomics.load(ctl.words, SLOTS_USED) >= init.hosting.after) return hostThread(init, platform, ctl, stdio, arg);
   if (grow) slot = ctl.reserveSlot();
   if (slot < 0) return -6; // EAGAIN: the pool is at its maximum
   const tid = ctl.nextThreadId();
@@ -219,6 +265,23 @@ function spawnThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: 
 }
 
 const WASM_PAGE = 65536;
+
+/**
+ * A spawn beyond the pool where threads are hosted (WorkerInit.hosting): queued for the host
+ * worker (host-queue.ts), which the first such spawn starts. EAGAIN past maxThreads hosted threads.
+ */
+function hostThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: ThreadStdio, arg: number): number {
+  const queue = new HostQueue(init.hosting!.queue);
+  if (!queue.reserve(init.hosting!.max)) return -6;
+  const tid = ctl.nextThreadId();
+  if (tid < 0) { queue.release(); return -6; }
+  queue.push({ tid, arg, pages: init.memory ? init.memory.buffer.byteLength / WASM_PAGE : 0 });
+  if (queue.claimHost()) {
+    ctl.noteStarted();
+    platform.startWorker({ ...init, slot: -1, hostWorker: true }, (message) => reportFailure(stdio, ctl, message));
+  }
+  return tid;
+}
 
 export function reportFailure(stdio: ThreadStdio, ctl: Control, message: string): void {
   ctl.requestExit(1, () => stdio.write(2, new TextEncoder().encode(`spindle: error: ${message}\n`)));
@@ -247,7 +310,7 @@ export function runThread(thread: WasmThread, ctl: Control, stdio: ThreadStdio, 
 }
 
 /** A trap ends the program with 134 (like wasmtime) and a message naming the thread. */
-function reportTrap(stdio: ThreadStdio, ctl: Control, tid: number, e: unknown): void {
+export function reportTrap(stdio: ThreadStdio, ctl: Control, tid: number, e: unknown): void {
   // If the program was already ending, this thread was merely cut short: nothing to report.
   const who = tid === 0 ? 'main thread (thread 0)' : `thread ${tid}`;
   ctl.requestExit(134, () => stdio.write(2, new TextEncoder().encode(`spindle: ${who} trapped: ${describeTrap(e)}\n`)));

@@ -20,13 +20,13 @@ import { HOOKED_EXPORT, HOOKS_EXPORT } from './thread-guards.js';
 /** How long a hooked wait sleeps before it looks at the program's state again (ms). */
 const SLICE_MS = 5;
 
-const RESULTS: Record<string, number> = { ok: 0, 'not-equal': 1, 'timed-out': 2 };
+export const RESULTS: Record<string, number> = { ok: 0, 'not-equal': 1, 'timed-out': 2 };
 
 /**
  * A module of two functions, `w32` (i32, i32, i64) -> i32 and `w64` (i32, i64, i64) -> i32, each
  * the import of the same name from `h`: the way to put a JS function into a wasm funcref table.
  */
-const TRAMPOLINES = new Uint8Array([
+export const TRAMPOLINES = new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
   0x01, 0x0f, 0x02, 0x60, 0x03, 0x7f, 0x7f, 0x7e, 0x01, 0x7f, 0x60, 0x03, 0x7f, 0x7e, 0x7e, 0x01, 0x7f, // types
   0x02, 0x11, 0x02, 0x01, 0x68, 0x03, 0x77, 0x33, 0x32, 0x00, 0x00, 0x01, 0x68, 0x03, 0x77, 0x36, 0x34, 0x00, 0x01, // imports h.w32, h.w64

@@ -121,7 +121,7 @@ function valType(b: Uint8Array, p: number): number {
 }
 
 /** A block type: 0x40 (empty), a value type, or a type index (s33 >= 0). */
-function blockType(b: Uint8Array, p: number): number {
+export function blockType(b: Uint8Array, p: number): number {
   const t = b[p]!;
   if (t & 0x80 || t < 0x40) return leb(b, p); // a type index
   return t === 0x40 ? p + 1 : valType(b, p);
@@ -298,4 +298,14 @@ export function sitesOf(b: Uint8Array, start: number, end: number): Site[] {
   const sites: Site[] = [];
   walkBody(b, start, end, (site) => sites.push(site));
   return sites;
+}
+
+/**
+ * Where each `loop` of body [start, end) begins its body: the byte after the loop's block type
+ * (preempt.ts counts down a budget there). Decodes the whole body; throws CodeError as walkBody.
+ */
+export function loopHeaders(b: Uint8Array, start: number, end: number): number[] {
+  const out: number[] = [];
+  walkBody(b, start, end, null, (at) => { if (b[at] === 0x03) out.push(blockType(b, at + 1)); });
+  return out;
 }

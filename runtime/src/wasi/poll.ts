@@ -152,7 +152,21 @@ function nextWaitMs(subs: readonly Subscription[]): number {
   return fdPending ? Math.min(untilDeadline, POLL_SLICE_MS) : untilDeadline;
 }
 
-export function pollFunctions(mem: GuestMemory, fds: FdTable) {
+/**
+ * The sleeps of a poll that found nothing ready, for a thread that must not block (a hosted
+ * thread, host-worker.ts: its poll_oneoff is a WebAssembly.Suspending import): timers instead of
+ * Atomics.wait, so the other threads of its worker run meanwhile.
+ */
+async function pollLater(subs: readonly Subscription[], finish: (events: Event[]) => number): Promise<number> {
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(Math.max(0, nextWaitMs(subs)), 2 ** 31 - 1)));
+    const events = collectReady(subs);
+    if (events.length > 0) return finish(events);
+  }
+}
+
+/** `suspending`: a poll that must wait returns a Promise of its errno instead of blocking (pollLater). */
+export function pollFunctions(mem: GuestMemory, fds: FdTable, suspending = false) {
   let cell: Int32Array | undefined;
 
   /** Sleeps the calling thread for `ms` (ENOTSUP where blocking is forbidden). */
@@ -166,7 +180,7 @@ export function pollFunctions(mem: GuestMemory, fds: FdTable) {
   };
 
   return {
-    poll_oneoff: (subsPtr: number, eventsPtr: number, nsubs: number, neventsPtr: number): number => {
+    poll_oneoff: (subsPtr: number, eventsPtr: number, nsubs: number, neventsPtr: number): number | Promise<number> => {
       const n = nsubs >>> 0;
       if (n === 0) fail(ERRNO_INVAL);
       const subsAt = mem.range(subsPtr, n * SUBSCRIPTION_SIZE);
@@ -175,14 +189,18 @@ export function pollFunctions(mem: GuestMemory, fds: FdTable) {
       const subs: Subscription[] = [];
       for (let i = 0; i < n; i++) subs.push(readSubscription(mem, fds, subsAt + i * SUBSCRIPTION_SIZE));
 
+      const finish = (events: Event[]): number => {
+        events.forEach((ev, i) => writeEvent(mem, eventsAt + i * EVENT_SIZE, ev));
+        mem.setU32(neventsPtr, events.length);
+        return ERRNO_SUCCESS;
+      };
       let events = collectReady(subs);
+      if (events.length === 0 && suspending) return pollLater(subs, finish);
       while (events.length === 0) {
         sleep(nextWaitMs(subs));
         events = collectReady(subs);
       }
-      events.forEach((ev, i) => writeEvent(mem, eventsAt + i * EVENT_SIZE, ev));
-      mem.setU32(neventsPtr, events.length);
-      return ERRNO_SUCCESS;
+      return finish(events);
     },
   };
 }

@@ -68,6 +68,11 @@ export interface WasiPreview1Options {
    * all three, one per fd, or a function asked at an fd's first fdstat/filestat. Default true.
    */
   readonly stdioIsTty?: StdioTty;
+  /**
+   * poll_oneoff and sched_yield return a Promise of their errno where they would block (a hosted
+   * thread's instance, host-worker.ts, which imports them as WebAssembly.Suspending). Default false.
+   */
+  readonly suspending?: boolean;
   /** Told about exceptions the guard turned into EIO (bugs). Default: console.error. */
   readonly onUnexpectedError?: (fn: string, error: unknown) => void;
 }
@@ -104,6 +109,26 @@ function guard(name: string, f: WasiFunction, onUnexpected: (fn: string, e: unkn
   }
 }
 
+/** The functions that may return a Promise with the `suspending` option. */
+const SUSPENDING = new Set<string>(['poll_oneoff', 'sched_yield']);
+
+/** `guard` for a function that may return a Promise of its errno: a rejection becomes an errno too. */
+function guardSuspending(name: string, f: (...args: any[]) => number | Promise<number>, onUnexpected: (fn: string, e: unknown) => void) {
+  const caught = (e: unknown): number => {
+    if (e instanceof WasiErrno) return e.errno;
+    onUnexpected(name, e);
+    return ERRNO_IO;
+  };
+  return (...args: any[]): number | Promise<number> => {
+    try {
+      const r = f(...args);
+      return typeof r === 'number' ? r : r.then(undefined, caught);
+    } catch (e) {
+      return caught(e);
+    }
+  };
+}
+
 /** The complete `wasi_snapshot_preview1` import object for one instance. */
 export function wasiPreview1(
   host: WasiHost,
@@ -112,22 +137,23 @@ export function wasiPreview1(
   const mem = new GuestMemory(host.memory);
   const fds = options.fds ?? new LocalFdTable(stdioDescriptors(host, options.stdioIsTty ?? true));
   const onUnexpected = options.onUnexpectedError ?? reportToConsole;
-  const guarded: Record<string, WasiFunction> = {
+  const guarded: Record<string, (...args: any[]) => number | Promise<number>> = {
     ...argsEnvFunctions(mem, host),
     ...clockFunctions(mem),
     ...fdFunctions(mem, fds),
     ...fdIoFunctions(mem, fds),
     ...pathFunctions(mem, fds),
-    ...pollFunctions(mem, fds),
-    ...procFunctions(),
+    ...pollFunctions(mem, fds, options.suspending),
+    ...procFunctions(options.suspending),
     ...randomFunctions(mem),
     ...sockFunctions(fds),
   };
-  const imports: Record<string, WasiFunction> = {};
+  const imports: Record<string, WasiFunction> = {}; // with `suspending`, two may return a Promise (SUSPENDING)
   for (const name of WASI_PREVIEW1_FUNCTIONS) {
     if (name !== 'proc_exit' && !guarded[name]) throw new Error(`spindle: WASI ${name} missing`);
-    imports[name] =
-      name === 'proc_exit' ? procExit(host) : guard(name, guarded[name], onUnexpected);
+    imports[name] = name === 'proc_exit' ? procExit(host)
+      : options.suspending && SUSPENDING.has(name) ? guardSuspending(name, guarded[name]!, onUnexpected) as WasiFunction
+        : guard(name, guarded[name] as WasiFunction, onUnexpected);
   }
   return imports;
 }

@@ -117,19 +117,34 @@ function sleep(): void {
   }
 }
 
+/**
+ * sched_yield of a hosted thread (host-worker.ts: its sched_yield is a WebAssembly.Suspending
+ * import, and other threads share its worker). The first yield of a run spins, as yieldBackoff
+ * does; a later one suspends the thread until the worker's event loop has run the rest of its
+ * work once (setImmediate): its lock's holder may be a co-hosted thread that can only run then.
+ */
+function yieldHosted(): number | Promise<number> {
+  const now = performance.now();
+  const again = now - backoff.last < RUN_GAP_MS;
+  backoff.last = now;
+  if (!again) { spin(); return ERRNO_SUCCESS; }
+  return new Promise((resolve) => setImmediate(() => { backoff.last = performance.now(); resolve(ERRNO_SUCCESS); }));
+}
+
 /** proc_exit: the one import that must stay outside the errno guard. */
 export function procExit(host: WasiHost) {
   return (code: number): never => host.exit(code >>> 0);
 }
 
 /** proc_raise and sched_yield (guarded like every other import). */
-export function procFunctions() {
+export function procFunctions(suspending = false) {
   return {
     proc_raise: (signal: number): number => {
       if (signal < 0 || signal > SIGNAL_MAX) fail(ERRNO_INVAL);
       return fail(ERRNO_NOTSUP);
     },
-    sched_yield: (): number => {
+    sched_yield: (): number | Promise<number> => {
+      if (suspending) return yieldHosted();
       yieldBackoff();
       return ERRNO_SUCCESS;
     },

@@ -1,0 +1,140 @@
+/**
+ * The preemptible compile of a threaded program, for hosted threads only (host-worker.ts,
+ * docs/threads-beyond-the-pool.md). Threads that share a host worker take turns: one runs until
+ * it suspends. A thread that waits for a co-hosted one by spinning on a plain atomic (a spin
+ * barrier in C11 atomics, never a futex wait or sched_yield) would never let it run, and the
+ * program would hang where natively it is only slow. So the hosted instances run this second
+ * rewrite of the (already thread-guarded) module, where every `loop` counts down a per-instance
+ * budget and, when it runs out, yields to the host's other threads:
+ *
+ *   loop bt                                   (the original header)
+ *     global.get $budget  i32.eqz  if  call $expired  end
+ *     global.get $budget  i32.const 1  i32.sub  global.set $budget
+ *     ...                                     (the original loop body)
+ *
+ *   $expired:  global.set $budget BUDGET;  if ($armed) call_indirect $yields[0] ()
+ *
+ * `$yields` is an appended table of one funcref, exported as YIELD_EXPORT, that the host worker
+ * fills with a `WebAssembly.Suspending` function (through a trampoline, as wait-hook.ts does);
+ * `$armed` an appended i32 global exported as ARMED_EXPORT, 0 until the host worker sets it right
+ * before it calls `wasi_thread_start` through `WebAssembly.promising`: a loop that runs out of
+ * budget while the instance is still being created (a start function) must not suspend (there is
+ * no promising frame to suspend to: SuspendError). Globals are per instance, and each hosted
+ * thread has its own instance, so the budget is per thread.
+ *
+ * Invariants: nothing is renumbered (the type, function, globals, table and exports are
+ * appended); every body with a loop is re-encoded, so code offsets move (branch hints are dropped);
+ * a body the walker cannot follow leaves the module unchanged (`unchanged` says why): the host
+ * worker then ends the program with that reason rather than run threads that cannot be preempted.
+ * Cost: two global reads, a compare, a branch and a store per loop iteration (bench/runtime/
+ * experiments/thread-cost.mjs, `preempt` rows).
+ */
+import { CodeError, loopHeaders, skipLocals } from './wasm-code.js';
+import { appendEntries, concat, Cursor, customName, nameBytes, rank, readLayout, section, uleb, type Layout, type Section }
+  from './thread-guards.js';
+
+/** The exports of the preemption hook: the table of the yield function, and the global that arms it. */
+export const YIELD_EXPORT = 'spindle.preempt-yield';
+export const ARMED_EXPORT = 'spindle.preempt-armed';
+/** Loop iterations between two yields of a running hosted thread. */
+export const BUDGET = 1 << 20;
+
+export interface PreemptResult {
+  /** The rewritten module, or the original bytes when `unchanged`. */
+  bytes: Uint8Array;
+  /** Loop headers that count down the budget. */
+  loops: number;
+  /** Why the module was left as it was. */
+  unchanged?: string;
+}
+
+const I32 = 0x7f;
+
+/** Adds the loop budget to `bytes` (see the file comment). Never throws. */
+export function preemptible(bytes: Uint8Array): PreemptResult {
+  const unchanged = (why: string): PreemptResult => ({ bytes, loops: 0, unchanged: why });
+  let layout: Layout;
+  try { layout = readLayout(bytes); } catch (e) { return unchanged(`unreadable module: ${(e as Error).message}`); }
+  if (!layout.code) return unchanged('no code');
+  const budget = layout.importedGlobals + layout.definedGlobals, armed = budget + 1;
+  const expired = layout.importedFuncs + layout.definedFuncs;
+  const table = layout.importedTables + layout.definedTables;
+  const voidType = layout.types;
+  const check = [0x23, ...uleb(budget), 0x45, 0x04, 0x40, 0x10, ...uleb(expired), 0x0b,
+    0x23, ...uleb(budget), 0x41, 0x01, 0x6b, 0x24, ...uleb(budget)];
+  let code: Uint8Array, loops: number;
+  try { [code, loops] = codeWithBudget(bytes, layout.code, check); } catch (e) {
+    if (e instanceof CodeError || e instanceof RangeError) return unchanged(`a function body could not be walked: ${e.message}`);
+    throw e;
+  }
+  const expiredBody = [0x00, 0x41, ...sleb32(BUDGET), 0x24, ...uleb(budget),
+    0x23, ...uleb(armed), 0x04, 0x40, 0x41, 0x00, 0x11, ...uleb(voidType), ...uleb(table), 0x0b, 0x0b];
+  const find = (id: number): Section | undefined => layout.sections.find((s) => s.id === id);
+  const exportEntry = (name: string, kind: number, index: number): number[] => [...nameBytes(name), kind, ...uleb(index)];
+  const replaced = new Map<number, Uint8Array>([
+    [1, appendEntries(bytes, find(1), [[0x60, 0, 0]])],
+    [3, appendEntries(bytes, find(3), [uleb(voidType)])],
+    [4, appendEntries(bytes, find(4), [[0x70, 0x00, 1]])],
+    [6, appendEntries(bytes, find(6), [[I32, 0x01, 0x41, ...sleb32(BUDGET), 0x0b], [I32, 0x01, 0x41, 0x00, 0x0b]])],
+    [7, appendEntries(bytes, find(7), [exportEntry(YIELD_EXPORT, 1, table), exportEntry(ARMED_EXPORT, 3, armed)])],
+    [10, appendCode(code, [expiredBody])],
+  ]);
+  const out: (Uint8Array | number[])[] = [bytes.subarray(0, 8)];
+  const pending = new Set([...replaced.keys()]);
+  for (const s of layout.sections) {
+    if (s.id !== 0) {
+      for (const id of [...pending]) if (!find(id) && rank(id) < rank(s.id)) { out.push(section(id, replaced.get(id)!)); pending.delete(id); }
+    }
+    if (replaced.has(s.id)) { out.push(section(s.id, replaced.get(s.id)!)); pending.delete(s.id); }
+    else if (s.id === 0 && customName(bytes, s).startsWith('metadata.code.')) { /* branch hints: offsets are stale */ }
+    else out.push(bytes.subarray(s.head, s.end));
+  }
+  for (const id of pending) out.push(section(id, replaced.get(id)!));
+  return { bytes: concat(out), loops };
+}
+
+/** The code section's content with `check` after every loop header; the count of headers. */
+function codeWithBudget(b: Uint8Array, code: Section, check: readonly number[]): [Uint8Array, number] {
+  const c = new Cursor(b, code.start);
+  const count = c.u32();
+  const parts: (Uint8Array | number[])[] = [uleb(count)];
+  let loops = 0;
+  for (let i = 0; i < count; i++) {
+    const head = c.pos;
+    const size = c.u32();
+    const start = c.pos, end = start + size;
+    if (end > code.end) throw new RangeError('truncated function body');
+    // A body without the loop opcode byte anywhere has no loop: copied as it is.
+    const headers = b.subarray(skipLocals(b, start, end), end).includes(0x03) ? loopHeaders(b, start, end) : [];
+    if (headers.length === 0) {
+      parts.push(b.subarray(head, end));
+    } else {
+      loops += headers.length;
+      const body: (Uint8Array | readonly number[])[] = [];
+      let from = start;
+      for (const at of headers) { body.push(b.subarray(from, at), check); from = at; }
+      body.push(b.subarray(from, end));
+      const content = concat(body as (Uint8Array | number[])[]);
+      parts.push(uleb(content.length), content);
+    }
+    c.pos = end;
+  }
+  return [concat(parts), loops];
+}
+
+/** A code section's content with `bodies` appended (the count rewritten). */
+function appendCode(content: Uint8Array, bodies: readonly number[][]): Uint8Array {
+  const c = new Cursor(content, 0);
+  const count = c.u32();
+  return concat([uleb(count + bodies.length), content.subarray(c.pos), ...bodies.map((body) => [...uleb(body.length), ...body])]);
+}
+
+function sleb32(n: number): number[] {
+  const out: number[] = [];
+  for (;;) {
+    const byte = n & 0x7f;
+    n >>= 7;
+    if ((n === 0 && !(byte & 0x40)) || (n === -1 && byte & 0x40)) { out.push(byte); return out; }
+    out.push(byte | 0x80);
+  }
+}
