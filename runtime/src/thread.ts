@@ -59,8 +59,10 @@ export class ThreadStdio {
   read(max: number): Uint8Array | number {
     if (!this.input) return this.platform.readFd(0, max);
     if (this.hosted) {
-      const bytes = this.input.read(max, () => this.ctl.wakeMain(), false);
-      if (!bytes) this.stdinWait = this.input.written();
+      const wake = (): void => this.ctl.wakeMain();
+      const bytes = this.input.read(max, wake, false);
+      // Ask the owner for input (`ready` marks it wanted), then wait for it without blocking.
+      if (!bytes) { this.stdinWait = this.input.written(); this.input.ready(wake); }
       return bytes ?? 6; /* EAGAIN, until stdinWait */
     }
     // On the main thread (calling-thread mode) nobody else can feed the pipe: do not wait.

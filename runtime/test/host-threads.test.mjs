@@ -1,0 +1,119 @@
+// Threads beyond the pool on a host worker (hostThreads / --host-threads; runtime/src/host-worker.ts,
+// docs/threads-beyond-the-pool.md): many threads per worker, each suspended (JSPI) while it waits.
+// Outcomes only, never timings. The hosting tests need JSPI (WebAssembly.Suspending: Node 24+)
+// and skip elsewhere; on a Node without it the option must change nothing.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { createProgram, load } from '../dist/index.js';
+import { guardThreads } from '../dist/thread-guards.js';
+import { ARMED_EXPORT, preemptible, YIELD_EXPORT } from '../dist/preempt.js';
+import { cliPath, exitGuard, guest, RUN_TIMEOUT_MS } from './helpers.mjs';
+
+exitGuard(after);
+const c = (name) => guest('c', name);
+const JSPI = typeof WebAssembly.Suspending === 'function' && typeof WebAssembly.promising === 'function';
+const skip = JSPI ? false : `no JSPI (WebAssembly.Suspending) in Node ${process.version}: threads are never hosted here`;
+
+/** Runs a guest through createProgram; the pool's counters tell whether threads were hosted. */
+async function runWithStats(wasm, args, options = {}, timeoutMs = RUN_TIMEOUT_MS) {
+  const out = [];
+  const program = createProgram(await load(wasm), {
+    args, stdin: '', ...options, stdout: (b) => out.push(Buffer.from(b)), stderr: (b) => out.push(Buffer.from(b)),
+  });
+  let timer;
+  const timeout = new Promise((_, reject) => { timer = setTimeout(() => { program.kill(); reject(new Error(`run did not finish within ${timeoutMs} ms`)); }, timeoutMs); });
+  try {
+    const code = await Promise.race([program.start(), timeout]);
+    return { code, output: Buffer.concat(out).toString(), stats: program.poolStats() };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe('host threads: many threads per worker (JSPI)', { skip }, () => {
+  test('512 threads alive at once, all blocked, then joined: beyond the pool they share one host worker', async () => {
+    const r = await runWithStats(c('blocked'), ['512'], { hostThreads: true, threads: 4 });
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.output, /^blocked threads=512 joined=512 /);
+    // The main worker, the 4 of the pool and the host worker: not one worker per thread.
+    assert.equal(r.stats.started, 6, JSON.stringify(r.stats));
+  });
+
+  test('a 100-deep chain of threads, each starting the next and joining it, completes', async () => {
+    const r = await runWithStats(c('chain'), ['100'], { hostThreads: true, threads: 4 });
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.output, /^chain depth=100 reached=100 /);
+    assert.ok(r.stats.started <= 6, JSON.stringify(r.stats));
+  });
+
+  test('two co-hosted threads that wait for each other by spinning on plain atomics both finish (preemption)', async () => {
+    // threads: 0: every spawned thread is hosted, so the two share the host worker; without the
+    // loop budget (preempt.ts) the one that spins first never lets the other run.
+    const r = await runWithStats(c('spin_flag'), ['8'], { hostThreads: true, threads: 0 }, 60_000);
+    assert.equal(r.code, 0, r.output);
+    assert.equal(r.output, 'spin_flag rounds=8 turns=16\n');
+    assert.equal(r.stats.started, 2, JSON.stringify(r.stats)); // main worker + host worker
+  });
+
+  test('exit() in a hosted thread ends the program with its status, a co-hosted thread asleep', async () => {
+    const r = await runWithStats(c('exit_in_thread'), ['9'], { hostThreads: true, threads: 0 });
+    assert.equal(r.code, 9, r.output);
+    assert.match(r.output, /thread calling exit\(9\)/);
+  });
+
+  test('a thread waiting for stdin suspends: co-hosted threads doing file I/O, sched_yield and sleeps finish meanwhile', async () => {
+    // The input is given only once the other 7 threads have said "done": a read that blocked the
+    // host worker would stop them, and the run would never end.
+    const dir = mkdtempSync(join(tmpdir(), 'spindle-hosted-io-'));
+    try {
+      const r = await new Promise((resolve) => {
+        const child = spawn(process.execPath, [cliPath, '--host-threads', '--threads', '0', '--dir', `${dir}::/out`, c('hosted_io'), '8'],
+          { stdio: ['pipe', 'pipe', 'pipe'] });
+        let out = '', err = '', fed = false;
+        child.stdout.on('data', (b) => {
+          out += b;
+          if (!fed && (out.match(/^done \d+$/gm) ?? []).length === 7) { fed = true; child.stdin.end('input after the others'); }
+        });
+        child.stderr.on('data', (b) => { err += b; });
+        child.stdin.on('error', () => {});
+        const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+        child.on('close', (status) => { clearTimeout(timer); resolve({ status, out, err, fed }); });
+      });
+      assert.ok(r.fed, `the other threads did not finish while thread 0 waited for input: ${JSON.stringify(r)}`);
+      assert.equal(r.status, 0, JSON.stringify(r));
+      assert.match(r.out, /^hosted_io threads=8 ok=8 log_lines=8 stdin_bytes=22$/m);
+      assert.equal(readFileSync(join(dir, 't5.txt'), 'utf8'), 'thread 5 was here\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('the preemptible compile counts loops down and exports its hook', async () => {
+    const guarded = guardThreads(readFileSync(c('spin_flag'))).bytes;
+    const r = preemptible(guarded);
+    assert.equal(r.unchanged, undefined);
+    assert.ok(r.loops > 0);
+    const exports = WebAssembly.Module.exports(new WebAssembly.Module(r.bytes)).map((e) => e.name);
+    assert.ok(exports.includes(YIELD_EXPORT) && exports.includes(ARMED_EXPORT), exports.join(', '));
+  });
+});
+
+describe('host threads: default behaviour', () => {
+  test('without the option, every thread beyond the pool gets a worker of its own', async () => {
+    const r = await runWithStats(c('blocked'), ['16'], { threads: 2 });
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.output, /^blocked threads=16 joined=16 /);
+    assert.ok(r.stats.started >= 17, JSON.stringify(r.stats));
+  });
+
+  test('on a Node without JSPI the option changes nothing', { skip: JSPI ? `this Node (${process.version}) has JSPI` : false }, async () => {
+    const r = await runWithStats(c('blocked'), ['16'], { threads: 2, hostThreads: true });
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.output, /^blocked threads=16 joined=16 /);
+    assert.ok(r.stats.started >= 17, JSON.stringify(r.stats));
+  });
+});
