@@ -22,6 +22,7 @@ import * as firstOutput from '../runtime/experiments/first-output.mjs';
 import * as optimizingTier from '../runtime/experiments/optimizing-tier.mjs';
 import * as threadCost from '../runtime/experiments/thread-cost.mjs';
 import * as workerFloor from '../runtime/experiments/worker-floor.mjs';
+import * as preemptCost from '../runtime/experiments/preempt-cost.mjs';
 import * as poolAhead from '../runtime/experiments/pool-ahead.mjs';
 import * as poolAheadBrowser from '../runtime/experiments/pool-ahead-browser.mjs';
 import * as browser from '../browser/experiment.mjs';
@@ -55,6 +56,7 @@ export async function loadRegistry() {
     { ...poolAheadBrowser, source: 'bench/runtime/experiments/pool-ahead-browser.mjs' },
     { ...threadCost, source: 'bench/runtime/experiments/thread-cost.mjs' },
     { ...workerFloor, source: 'bench/runtime/experiments/worker-floor.mjs' },
+    { ...preemptCost, source: 'bench/runtime/experiments/preempt-cost.mjs' },
     { ...nodeLines, source: 'bench/hosts/node-lines.mjs' },
     { ...largeModule, source: 'bench/hosts/large-module.mjs' },
     { ...hostdir, source: 'bench/hostdir/experiment.mjs' },

@@ -1,25 +1,26 @@
 /**
  * The queue of hosted threads (docs/threads-beyond-the-pool.md): spawns beyond the pool, on a
  * Node with JSPI, are not given a worker of their own but queued here for the program's host
- * worker (host-worker.ts), which runs many of them on one JS thread, each suspended (not blocked)
- * while it waits.
+ * workers (host-worker.ts, one per core), each of which runs many of them on its one JS thread,
+ * each suspended (not blocked) while it waits. Whichever host worker is in its event loop takes
+ * the next one.
  *
  * Layout (Int32 words of one SharedArrayBuffer, created by the owner with the control block):
  *   LOCK   spin lock over HEAD, TAIL and the entries (held for a few instructions, never across
  *          a call that can block or throw)
  *   HEAD   entries taken so far;  TAIL  entries queued so far (TAIL - HEAD <= CAPACITY)
  *   SEQ    bumped (and notified) after each push: the host worker waits on it asynchronously
- *   HOST   0 no host worker yet, 1 one has been started (the spawner that moved it 0 -> 1 started it)
+ *   HOSTS  host workers started so far (each by the spawner that moved it from k to k + 1)
  *   LIVE   hosted threads queued or running (counted against the program's maxThreads)
  *   CAPACITY entries in the ring
  *   ENTRY k  ENTRY_WORDS words each: TID, ARG, PAGES (as a pool slot's command: control.ts)
  *
- * Thread rules: push from any thread that spawns (pool workers, the host worker, the owner in
- * calling-thread mode); pop from the host worker only.
+ * Thread rules: push from any thread that spawns (pool workers, host workers, the owner in
+ * calling-thread mode); pop from host workers only.
  */
 import { newSharedBuffer } from './shared-buffer.js';
 
-const LOCK = 0, HEAD = 1, TAIL = 2, SEQ = 3, HOST = 4, LIVE = 5, CAPACITY = 6;
+const LOCK = 0, HEAD = 1, TAIL = 2, SEQ = 3, HOSTS = 4, LIVE = 5, CAPACITY = 6;
 const HEADER_WORDS = 8;
 const ENTRY_WORDS = 3;
 
@@ -55,8 +56,14 @@ export class HostQueue {
   /** A hosted thread ended (host worker). */
   release(): void { Atomics.sub(this.words, LIVE, 1); }
 
-  /** True for the one caller that must start the host worker. */
-  claimHost(): boolean { return Atomics.compareExchange(this.words, HOST, 0, 1) === 0; }
+  /** True when the caller must start a host worker: fewer than `max` have been started. */
+  claimHost(max: number): boolean {
+    for (;;) {
+      const n = Atomics.load(this.words, HOSTS);
+      if (n >= max) return false;
+      if (Atomics.compareExchange(this.words, HOSTS, n, n + 1) === n) return true;
+    }
+  }
 
   /** Queues a thread (after `reserve`) and wakes the host worker. */
   push(t: HostedThread): void {
@@ -72,7 +79,7 @@ export class HostQueue {
     Atomics.notify(this.words, SEQ);
   }
 
-  /** The oldest queued thread, or undefined (host worker). */
+  /** The oldest queued thread, or undefined (host workers). */
   pop(): HostedThread | undefined {
     this.lock();
     const head = this.words[HEAD]!;

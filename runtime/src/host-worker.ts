@@ -1,7 +1,7 @@
 /**
- * The host worker (docs/threads-beyond-the-pool.md): one worker per program, started by the
- * first spawn beyond the pool on a JS engine with JSPI (WebAssembly.Suspending), that runs every
- * thread queued for it (host-queue.ts) on its one JS thread. Each thread has its own instance of
+ * A host worker (docs/threads-beyond-the-pool.md): one per core, all started by the first spawn
+ * beyond the pool on a JS engine with JSPI (WebAssembly.Suspending), each running on its one JS
+ * thread the threads it takes from the queue (host-queue.ts). Each thread has its own instance of
  * the preemptible compile (preempt.ts) and runs `wasi_thread_start` through
  * `WebAssembly.promising`; where it would block, it suspends instead and the worker's event loop
  * runs the others:

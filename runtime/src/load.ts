@@ -11,6 +11,7 @@
 import { SpindleError } from './errors.js';
 import { isWasm, readImports, type MemoryImport } from './wasm-imports.js';
 import { isSharedBuffer } from './shared-buffer.js';
+import { hasJspi } from './jspi.js';
 import { guardThreads, type GuardResult } from './thread-guards.js';
 import { compileKeepingAlive } from './compile-policy.js';
 
@@ -69,7 +70,8 @@ export async function loadProgram(
 function withGuards(program: LoadedProgram, guard: ReturnType<typeof guardThreads> | undefined): LoadedProgram {
   if (!guard) return program;
   const { bulk, waits, functions, unchanged } = guard;
-  return { ...program, threadGuards: { bulk, waits, functions, ...(unchanged ? { unchanged } : {}) }, threadBytes: guard.bytes };
+  // Kept only where threads can be hosted (JSPI): elsewhere they would only hold memory.
+  return { ...program, threadGuards: { bulk, waits, functions, ...(unchanged ? { unchanged } : {}) }, ...(hasJspi() ? { threadBytes: guard.bytes } : {}) };
 }
 
 /**

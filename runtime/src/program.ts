@@ -237,7 +237,7 @@ export class Program {
     const shared = new SharedArrayBuffer(bytes.length);
     new Uint8Array(shared).set(bytes);
     const max = this.ctl.words[4]! - 1; // MAX_SLOTS - 1: maxThreads
-    return { queue: HostQueue.create(max).buffer, after, max, bytes: shared };
+    return { queue: HostQueue.create(max).buffer, after, max, hosts: this.platform.cpuCount(), bytes: shared };
   }
 
   /** Pumps output until the exit, then ends every worker (and --save). Resolves with the status. */

@@ -270,7 +270,7 @@ const WASM_PAGE = 65536;
 
 /**
  * A spawn beyond the pool where threads are hosted (WorkerInit.hosting): queued for the host
- * worker (host-queue.ts), which the first such spawn starts. EAGAIN past maxThreads hosted threads.
+ * workers (host-queue.ts), which the first such spawn starts. EAGAIN past maxThreads hosted threads.
  */
 function hostThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: ThreadStdio, arg: number): number {
   const queue = new HostQueue(init.hosting!.queue);
@@ -278,7 +278,9 @@ function hostThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: T
   const tid = ctl.nextThreadId();
   if (tid < 0) { queue.release(); return -6; }
   queue.push({ tid, arg, pages: init.memory ? init.memory.buffer.byteLength / WASM_PAGE : 0 });
-  if (queue.claimHost()) {
+  // All host workers at the first hosted spawn: a hosted thread that computes then shares its
+  // worker with fewer others.
+  while (queue.claimHost(init.hosting!.hosts)) {
     ctl.noteStarted();
     platform.startWorker({ ...init, slot: -1, hostWorker: true }, (message) => reportFailure(stdio, ctl, message));
   }

@@ -14,7 +14,9 @@
  * bare-workers.mjs), node-workers-limits (the same with the Worker options spindle gives its
  * pool workers: the floor as low as we found it), wasmtime 46, native (gcc -O2 -pthread); and on
  * each Node line of `--param thread-cost.lines=26` (tools/node-lines.sh; `none` for none):
- * spindle-nodeNN, node-workers-nodeNN, node-workers-limits-nodeNN.
+ * spindle-nodeNN, node-workers-nodeNN, node-workers-limits-nodeNN, and on a line with JSPI (24+)
+ * spindle-hosted-nodeNN (`--host-threads`: threads beyond the pool share one host worker,
+ * runtime/src/host-worker.ts). `--param thread-cost.configs=a,b` runs only those configurations.
  *
  * Every run is a fresh process under GNU time (lib/rusage.mjs): exit = the parent's wall time,
  * cpu = user + system time of the whole process, rss = its peak resident set. Per thread = (value
@@ -40,12 +42,14 @@ export const params = {
   chain: 'depth of the chain shape (default 100)',
   shapes: 'the shapes to run, comma-separated (default blocked,chain): one shape per run keeps a run short',
   lines: 'other Node lines to run spindle and the floor on, comma-separated majors (default 26; none: only the PATH\'s node)',
+  configs: 'only these configurations, comma-separated (default all), e.g. spindle-node26,spindle-hosted-node26,wasmtime-46',
 };
 export const notes = [
   'Per thread = (median at N - median at 1) / (N - 1): the fixed costs of a process (Node, compiling the module, the prewarmed pool) cancel out.',
   'spindle and spindle-before run with default options; every configuration is a fresh process under GNU time (cpu = user + system of all its threads, rss = peak resident set).',
   'node-workers is the floor of a thread on Node: one bare worker_threads Worker per thread (an eval\'d script, no wasm), in the same shape (bench/runtime/hosts/bare-workers.mjs); node-workers-limits gives each the options spindle\'s pool workers get (an old generation under 2 GiB: V8 then maps no private copy of its builtins per isolate, which the resident set counted again for every worker).',
   'The -nodeNN configurations run the same commands on another Node line (tools/node-lines.sh).',
+  'spindle-hosted-nodeNN: spindle with --host-threads on a Node line with JSPI (24+): threads beyond the 2 x cores pool run on one host worker, each suspended while it waits (docs/threads-beyond-the-pool.md).',
   'On a loaded machine wall times stretch with the load (every Node worker start needs CPU); CPU time per thread is the steadier figure. Read them with the load average.',
 ];
 export const charts = [
@@ -111,6 +115,7 @@ export async function run(ctx) {
   const sizes = { blocked: Number(ctx.params?.[`${id}.blocked`] ?? 512), chain: Number(ctx.params?.[`${id}.chain`] ?? 100) };
   const lines = otherLines(ctx);
   const shapes = String(ctx.params?.[`${id}.shapes`] ?? GUESTS.join(',')).split(',');
+  const only = ctx.params?.[`${id}.configs`] ? new Set(String(ctx.params[`${id}.configs`]).split(',')) : undefined;
   for (const shape of shapes) if (!GUESTS.includes(shape)) throw new Error(`${id}.shapes: unknown shape ${shape} (known: ${GUESTS.join(', ')})`);
   const rows = [];
   for (const shape of shapes) {
@@ -122,21 +127,23 @@ export async function run(ctx) {
       const variant = `${shape} ${shape === 'chain' ? 'D' : 'N'}=${n}`;
       const args = [String(n)];
       const add = (config, cmd, note, prefix) => {
+        if (only && !only.has(config)) return;
         const usage = underRusage(cmd, `${config}-${shape}-${n}`);
         configs.push({ config, variant, cmd: usage.cmd, check: checker(shape, n, usage, prefix), note });
       };
       add('spindle', ctx.commands.spindle(guests[shape].wasm, args), 'spindle CLI, default options');
-      if (before.cli) add('spindle-before', [process.execPath, [before.cli, 'run', guests[shape].wasm, ...args]], `spindle CLI of ${ctx.params[`${id}.before`]}, default options`);
-      else missing.push({ config: 'spindle-before', variant, why: before.why });
+      if (before.cli || only) { if (before.cli) add('spindle-before', [process.execPath, [before.cli, 'run', guests[shape].wasm, ...args]], `spindle CLI of ${ctx.params[`${id}.before`]}, default options`);
+      } else missing.push({ config: 'spindle-before', variant, why: before.why });
       add('node-workers', [process.execPath, [bare, shape, ...args]], 'bare worker_threads Workers in the same shape (the floor on Node)', 'bare ');
       add('node-workers-limits', [process.execPath, [bare, '--limits', shape, ...args]], 'the same with spindle\'s Worker options (old generation < 2 GiB, SHARE_ENV)', 'bare ');
       for (const { major, exe } of lines) {
         add(`spindle-node${major}`, [exe, [ctx.spindleCli, 'run', guests[shape].wasm, ...args]], `spindle CLI on Node ${major}, default options`);
         add(`node-workers-node${major}`, [exe, [bare, shape, ...args]], `bare Workers on Node ${major}`, 'bare ');
         add(`node-workers-limits-node${major}`, [exe, [bare, '--limits', shape, ...args]], `bare Workers on Node ${major} with spindle's Worker options`, 'bare ');
+        if (Number(major) >= 24) add(`spindle-hosted-node${major}`, [exe, [ctx.spindleCli, 'run', '--host-threads', guests[shape].wasm, ...args]], `spindle CLI on Node ${major}, --host-threads (JSPI)`);
       }
-      if (ctx.wasmtime.exe) add('wasmtime-46', wasmtimeCommand(ctx.wasmtime.exe, guests[shape].wasm, args), 'wasmtime 46.0.1, -W threads=y,shared-memory=y -S threads=y');
-      else missing.push({ config: 'wasmtime-46', variant, why: ctx.wasmtime.unavailable });
+      if (ctx.wasmtime.exe || only) { if (ctx.wasmtime.exe) add('wasmtime-46', wasmtimeCommand(ctx.wasmtime.exe, guests[shape].wasm, args), 'wasmtime 46.0.1, -W threads=y,shared-memory=y -S threads=y');
+      } else missing.push({ config: 'wasmtime-46', variant, why: ctx.wasmtime.unavailable });
       add('native', [guests[shape].native, args], 'gcc -O2 -pthread');
     }
     ctx.log(`thread-cost ${shape} (${big} and 1)`);
@@ -184,6 +191,14 @@ export function goals(rows) {
       if (!now?.ok || !old?.ok) { out.push(`${shape}, ${what} per thread <= 0.5x the older runtime: NOT MEASURED (${floors})`); continue; }
       const r = now.median / old.median;
       out.push(`${shape}, ${what} per thread <= 0.5x the older runtime: ${r <= 0.5 ? 'MET' : 'NOT MET'} (${now.median.toFixed(2)} vs ${old.median.toFixed(2)} ${unit}, ${r.toFixed(2)}x; ${floors})`);
+    }
+    // Issue 17 item 4's figure: half of ~9 MB and 70-140 ms per thread (4.5 MiB, 35 ms), hosted.
+    for (const config of [...new Set(rows.map((r) => r.config).filter((c) => c.startsWith('spindle-hosted-')))]) {
+      for (const [metric, what, unit, limit] of [['rss', 'memory', 'MiB', 4.5], ['exit', 'time', 'ms', 35]]) {
+        const h = get(shape, config, metric), w = get(shape, config.replace('spindle-hosted-', 'spindle-'), metric), t = get(shape, 'wasmtime-46', metric);
+        if (!h?.ok) { out.push(`${shape}, ${config}: ${what} per thread <= ${limit} ${unit}: NOT MEASURED`); continue; }
+        out.push(`${shape}, ${config}: ${what} per thread <= ${limit} ${unit}: ${h.median <= limit ? 'MET' : 'NOT MET'} (${fmt(h, unit)}; a worker per thread, same line: ${fmt(w, unit)}; wasmtime: ${fmt(t, unit)})`);
+      }
     }
     const lines = [...new Set(rows.map((r) => /^spindle-node(\d+)$/.exec(r.config)?.[1]).filter(Boolean))];
     for (const [suffix, label] of [['', 'PATH node'], ...lines.map((m) => [`-node${m}`, `Node ${m}`])]) {
