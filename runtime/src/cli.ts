@@ -28,9 +28,9 @@ Options (before PROGRAM.wasm; everything after it goes to the program):
   --threads N           workers started with the program, ahead of its first thread spawns
                         (default: 2 x cores)
   --max-threads N       most threads alive at once; past it pthread_create fails with EAGAIN (default 512)
-  --host-threads        threads beyond the --threads pool share one host worker, each
-                        suspended while it waits, instead of a worker each (Node 24+: JSPI;
-                        ignored elsewhere). See docs/threads-beyond-the-pool.md
+  --no-host-threads     a worker for every thread beyond the --threads pool; by default,
+                        where Node has JSPI (24+), they share one host worker per core, each
+                        suspended while it waits (docs/threads-beyond-the-pool.md)
   --main-thread         run _start on the calling thread instead of a worker (always done
                         for programs that cannot spawn threads)
   --optimize            the optimizing tier for every function the program calls (Node started
@@ -90,6 +90,7 @@ function parse(argv: string[]): Parsed | 'help' | 'version' {
       case '--threads': options.threads = count(flag, val()); break;
       case '--max-threads': options.maxThreads = count(flag, val()); break;
       case '--host-threads': options.hostThreads = true; break;
+      case '--no-host-threads': options.hostThreads = false; break;
       case '--main-thread': options.runOnCallingThread = true; break;
       case '--optimize': tiers = 'optimize'; break;
       case '--no-optimize': tiers = 'baseline'; break;

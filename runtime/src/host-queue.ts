@@ -42,19 +42,30 @@ export class HostQueue {
   }
 
   /**
-   * Counts a new hosted thread against `max` live ones; false when there are already `max` (the
-   * spawn then fails with EAGAIN, as past the pool's maximum).
+   * Counts a new hosted thread against `max` live ones; false when there are still `max` after
+   * `waitMs` (the spawn then fails with EAGAIN, as past the pool's maximum). The wait covers a
+   * thread that a join has just seen end but whose host worker has not released it yet (the
+   * release follows the end of `wasi_thread_start` by a microtask); on a thread that may not
+   * block, pass 0.
    */
-  reserve(max: number): boolean {
+  reserve(max: number, waitMs: number): boolean {
+    const deadline = Date.now() + waitMs;
     for (;;) {
       const live = Atomics.load(this.words, LIVE);
-      if (live >= Math.min(max, this.words[CAPACITY]!)) return false;
+      if (live >= Math.min(max, this.words[CAPACITY]!)) {
+        if (Date.now() >= deadline) return false;
+        Atomics.wait(this.words, LIVE, live, 0.5);
+        continue;
+      }
       if (Atomics.compareExchange(this.words, LIVE, live, live + 1) === live) return true;
     }
   }
 
   /** A hosted thread ended (host worker). */
-  release(): void { Atomics.sub(this.words, LIVE, 1); }
+  release(): void {
+    Atomics.sub(this.words, LIVE, 1);
+    Atomics.notify(this.words, LIVE);
+  }
 
   /** True when the caller must start a host worker: fewer than `max` have been started. */
   claimHost(max: number): boolean {

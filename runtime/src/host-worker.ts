@@ -53,7 +53,7 @@ export async function serveHosted(init: WorkerInit, platform: Platform): Promise
   const rewritten = preemptible(new Uint8Array(init.hosting!.bytes).slice());
   if (rewritten.unchanged) {
     reportFailure(stdio, ctl, `cannot run threads beyond the pool on a host worker: the program cannot be made preemptible (${rewritten.unchanged}); `
-      + 'run it without --host-threads');
+      + 'run it with --no-host-threads');
     return;
   }
   const module = new WebAssembly.Module(rewritten.bytes as Uint8Array<ArrayBuffer>);

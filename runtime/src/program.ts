@@ -47,7 +47,7 @@ export interface RunOptions extends FsOptions {
   /**
    * Threads beyond the pool (more than `threads` running at once) share a host worker instead of
    * getting a worker each, suspended while they wait (docs/threads-beyond-the-pool.md): Node with
-   * JSPI only (24 and later); elsewhere ignored. Default false.
+   * JSPI only (24 and later); elsewhere ignored. Default true.
    */
   hostThreads?: boolean;
   /** Run `_start` on the calling thread instead of a worker (Node only). Default false. */
@@ -214,7 +214,7 @@ export class Program {
     const fs = hasFsOptions(this.options) ? await this.createFs(() => ProgramFs.create(this.options, this.fsDrivers())) : null;
     this.useFs(fs);
     const pool = this.poolSize();
-    this.init.hosting = this.hosting(pool + (this.options.runOnCallingThread ? 0 : 1));
+    this.init.hosting = this.hosting(pool, this.options.runOnCallingThread ? 0 : 1);
     if (this.options.runOnCallingThread) {
       this.pool.prewarm(pool);
       this.runHere();
@@ -230,14 +230,14 @@ export class Program {
    * threaded program whose bytes are at hand, and JSPI in a Node (`process.versions.node`: the
    * host worker is started by a spawning worker, which only Node allows).
    */
-  private hosting(after: number): WorkerInit['hosting'] {
+  private hosting(pool: number, mainSlots: number): WorkerInit['hosting'] {
     const bytes = this.program.threadBytes;
-    if (!this.options.hostThreads || !this.program.usesThreads || !bytes || !this.init.memory || !hasJspi()) return undefined;
+    if (this.options.hostThreads === false || !this.program.usesThreads || !bytes || !this.init.memory || !hasJspi()) return undefined;
     if (typeof process === 'undefined' || !process.versions?.node) return undefined;
     const shared = new SharedArrayBuffer(bytes.length);
     new Uint8Array(shared).set(bytes);
     const max = this.ctl.words[4]! - 1; // MAX_SLOTS - 1: maxThreads
-    return { queue: HostQueue.create(max).buffer, after, max, hosts: this.platform.cpuCount(), bytes: shared };
+    return { queue: HostQueue.create(max).buffer, after: pool + mainSlots, max, mainSlots, hosts: this.platform.cpuCount(), bytes: shared };
   }
 
   /** Pumps output until the exit, then ends every worker (and --save). Resolves with the status. */

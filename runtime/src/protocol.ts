@@ -42,11 +42,12 @@ export interface WorkerInit {
   /**
    * Threads beyond the pool run on a host worker (docs/threads-beyond-the-pool.md; set by the
    * owner only where JSPI exists and the option allows it): a spawn that finds no idle worker
-   * once `after` slots are used queues its thread in `queue` (host-queue.ts), at most `max`
-   * hosted threads at once, for `hosts` host workers. `bytes`: the thread-guarded module's
+   * once `after` slots are used queues its thread in `queue` (host-queue.ts), for `hosts` host
+   * workers, while fewer than `max` threads (maxThreads) are alive: hosted ones and those of the
+   * slots but the main thread's (`mainSlots`: 1, or 0 in calling-thread mode). `bytes`: the thread-guarded module's
    * bytes, which each host worker compiles preemptible (preempt.ts).
    */
-  hosting?: { queue: SharedArrayBuffer; after: number; max: number; hosts: number; bytes: SharedArrayBuffer };
+  hosting?: { queue: SharedArrayBuffer; after: number; max: number; mainSlots: number; hosts: number; bytes: SharedArrayBuffer };
   /** This worker is the program's host worker (host-worker.ts), not a pool worker. */
   hostWorker?: boolean;
   /**

@@ -273,14 +273,16 @@ const WASM_PAGE = 65536;
  * workers (host-queue.ts), which the first such spawn starts. EAGAIN past maxThreads hosted threads.
  */
 function hostThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: ThreadStdio, arg: number): number {
-  const queue = new HostQueue(init.hosting!.queue);
-  if (!queue.reserve(init.hosting!.max)) return -6;
+  const { queue: buffer, max, mainSlots, hosts } = init.hosting!;
+  const queue = new HostQueue(buffer);
+  // maxThreads counts every thread alive: those of the pool's slots (all busy: no slot was idle) too.
+  if (!queue.reserve(max - (Atomics.load(ctl.words, SLOTS_USED) - mainSlots), stdio.drainInline ? 0 : 2)) return -6;
   const tid = ctl.nextThreadId();
   if (tid < 0) { queue.release(); return -6; }
   queue.push({ tid, arg, pages: init.memory ? init.memory.buffer.byteLength / WASM_PAGE : 0 });
   // All host workers at the first hosted spawn: a hosted thread that computes then shares its
   // worker with fewer others.
-  while (queue.claimHost(init.hosting!.hosts)) {
+  while (queue.claimHost(hosts)) {
     ctl.noteStarted();
     platform.startWorker({ ...init, slot: -1, hostWorker: true }, (message) => reportFailure(stdio, ctl, message));
   }

@@ -1,7 +1,7 @@
-// Threads beyond the pool on a host worker (hostThreads / --host-threads; runtime/src/host-worker.ts,
-// docs/threads-beyond-the-pool.md): many threads per worker, each suspended (JSPI) while it waits.
-// Outcomes only, never timings. The hosting tests need JSPI (WebAssembly.Suspending: Node 24+)
-// and skip elsewhere; on a Node without it the option must change nothing.
+// Threads beyond the pool on host workers (hostThreads, default true where Node has JSPI;
+// runtime/src/host-worker.ts, docs/threads-beyond-the-pool.md): many threads per worker, each
+// suspended (JSPI) while it waits. Outcomes only, never timings. The hosting tests need JSPI
+// (WebAssembly.Suspending: Node 24+) and skip elsewhere; on a Node without it nothing changes.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -105,11 +105,26 @@ describe('host threads: many threads per worker (JSPI)', { skip }, () => {
 });
 
 describe('host threads: default behaviour', () => {
-  test('without the option, every thread beyond the pool gets a worker of its own', async () => {
+  test('by default, where Node has JSPI, threads beyond the pool share the host workers', { skip }, async () => {
     const r = await runWithStats(c('blocked'), ['16'], { threads: 2 });
     assert.equal(r.code, 0, r.output);
     assert.match(r.output, /^blocked threads=16 joined=16 /);
+    assert.equal(r.stats.started, 3 + availableParallelism(), JSON.stringify(r.stats));
+  });
+
+  test('with hostThreads: false, every thread beyond the pool gets a worker of its own', async () => {
+    const r = await runWithStats(c('blocked'), ['16'], { threads: 2, hostThreads: false });
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.output, /^blocked threads=16 joined=16 /);
     assert.ok(r.stats.started >= 17, JSON.stringify(r.stats));
+  });
+
+  test('maxThreads counts hosted threads too: past it pthread_create fails with EAGAIN', { skip }, async () => {
+    // eagain.c: 4 threads with maxThreads 4, a fifth fails; the pool (threads: 2) holds only 2 of them.
+    const r = await runWithStats(c('eagain'), [], { threads: 2, maxThreads: 4 });
+    assert.equal(r.code, 0, r.output);
+    assert.equal(r.output, 'pthread_create failed: EAGAIN\ncreated 4 threads, joined all\ncreate after join: ok\n');
+    assert.ok(r.stats.started > 3, `no thread was hosted: ${JSON.stringify(r.stats)}`);
   });
 
   test('on a Node without JSPI the option changes nothing', { skip: JSPI ? `this Node (${process.version}) has JSPI` : false }, async () => {

@@ -120,7 +120,9 @@ describe('pool: threads beyond the pool', () => {
   });
 
   test('512 threads alive at once, all blocked until the last has started, then joined', async () => {
-    const r = await runWithStats(c('blocked'), ['512']);
+    // A worker per thread (hostThreads: false): where Node has JSPI they would share host workers
+    // by default (host-threads.test.mjs).
+    const r = await runWithStats(c('blocked'), ['512'], { hostThreads: false });
     assert.equal(r.code, 0, r.output);
     assert.match(r.output, /^blocked threads=512 joined=512 /);
     assert.ok(r.stats.started >= 513, JSON.stringify(r.stats));
@@ -143,7 +145,7 @@ describe('pool: threads beyond the pool', () => {
   });
 
   test('once the pool has had to grow, the owner starts workers ahead of the next spawns', async () => {
-    const r = await runWithStats(c('chain'), ['20'], { threads: 1 });
+    const r = await runWithStats(c('chain'), ['20'], { threads: 1, hostThreads: false });
     assert.equal(r.code, 0, r.output);
     assert.match(r.output, /^chain depth=20 reached=20 /);
     const { started, grown } = r.stats;

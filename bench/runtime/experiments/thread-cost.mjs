@@ -14,9 +14,11 @@
  * bare-workers.mjs), node-workers-limits (the same with the Worker options spindle gives its
  * pool workers: the floor as low as we found it), wasmtime 46, native (gcc -O2 -pthread); and on
  * each Node line of `--param thread-cost.lines=26` (tools/node-lines.sh; `none` for none):
- * spindle-nodeNN, node-workers-nodeNN, node-workers-limits-nodeNN, and on a line with JSPI (24+)
- * spindle-hosted-nodeNN (`--host-threads`: threads beyond the pool share one host worker,
- * runtime/src/host-worker.ts). `--param thread-cost.configs=a,b` runs only those configurations.
+ * spindle-nodeNN, node-workers-nodeNN, node-workers-limits-nodeNN, and on a line with JSPI (24+),
+ * where spindle-nodeNN hosts threads beyond the pool by default, spindle-hosted-nodeNN
+ * (`--host-threads`: they share the host workers, runtime/src/host-worker.ts) and
+ * spindle-workers-nodeNN (`--no-host-threads`: a worker each) in the same run.
+ * `--param thread-cost.configs=a,b` runs only those configurations.
  *
  * Every run is a fresh process under GNU time (lib/rusage.mjs): exit = the parent's wall time,
  * cpu = user + system time of the whole process, rss = its peak resident set. Per thread = (value
@@ -49,7 +51,7 @@ export const notes = [
   'spindle and spindle-before run with default options; every configuration is a fresh process under GNU time (cpu = user + system of all its threads, rss = peak resident set).',
   'node-workers is the floor of a thread on Node: one bare worker_threads Worker per thread (an eval\'d script, no wasm), in the same shape (bench/runtime/hosts/bare-workers.mjs); node-workers-limits gives each the options spindle\'s pool workers get (an old generation under 2 GiB: V8 then maps no private copy of its builtins per isolate, which the resident set counted again for every worker).',
   'The -nodeNN configurations run the same commands on another Node line (tools/node-lines.sh).',
-  'spindle-hosted-nodeNN: spindle with --host-threads on a Node line with JSPI (24+): threads beyond the 2 x cores pool run on one host worker, each suspended while it waits (docs/threads-beyond-the-pool.md).',
+  'spindle-hosted-nodeNN: spindle with --host-threads (the default where Node has JSPI, 24+): threads beyond the 2 x cores pool run on the host workers (one per core), each suspended while it waits (docs/threads-beyond-the-pool.md); spindle-workers-nodeNN: --no-host-threads, a worker per thread, in the same run.',
   'On a loaded machine wall times stretch with the load (every Node worker start needs CPU); CPU time per thread is the steadier figure. Read them with the load average.',
 ];
 export const charts = [
@@ -140,7 +142,10 @@ export async function run(ctx) {
         add(`spindle-node${major}`, [exe, [ctx.spindleCli, 'run', guests[shape].wasm, ...args]], `spindle CLI on Node ${major}, default options`);
         add(`node-workers-node${major}`, [exe, [bare, shape, ...args]], `bare Workers on Node ${major}`, 'bare ');
         add(`node-workers-limits-node${major}`, [exe, [bare, '--limits', shape, ...args]], `bare Workers on Node ${major} with spindle's Worker options`, 'bare ');
-        if (Number(major) >= 24) add(`spindle-hosted-node${major}`, [exe, [ctx.spindleCli, 'run', '--host-threads', guests[shape].wasm, ...args]], `spindle CLI on Node ${major}, --host-threads (JSPI)`);
+        if (Number(major) >= 24) {
+          add(`spindle-hosted-node${major}`, [exe, [ctx.spindleCli, 'run', '--host-threads', guests[shape].wasm, ...args]], `spindle CLI on Node ${major}, --host-threads (JSPI)`);
+          add(`spindle-workers-node${major}`, [exe, [ctx.spindleCli, 'run', '--no-host-threads', guests[shape].wasm, ...args]], `spindle CLI on Node ${major}, --no-host-threads (a worker per thread)`);
+        }
       }
       if (ctx.wasmtime.exe || only) { if (ctx.wasmtime.exe) add('wasmtime-46', wasmtimeCommand(ctx.wasmtime.exe, guests[shape].wasm, args), 'wasmtime 46.0.1, -W threads=y,shared-memory=y -S threads=y');
       } else missing.push({ config: 'wasmtime-46', variant, why: ctx.wasmtime.unavailable });
@@ -195,7 +200,7 @@ export function goals(rows) {
     // Issue 17 item 4's figure: half of ~9 MB and 70-140 ms per thread (4.5 MiB, 35 ms), hosted.
     for (const config of [...new Set(rows.map((r) => r.config).filter((c) => c.startsWith('spindle-hosted-')))]) {
       for (const [metric, what, unit, limit] of [['rss', 'memory', 'MiB', 4.5], ['exit', 'time', 'ms', 35]]) {
-        const h = get(shape, config, metric), w = get(shape, config.replace('spindle-hosted-', 'spindle-'), metric), t = get(shape, 'wasmtime-46', metric);
+        const h = get(shape, config, metric), w = get(shape, config.replace('spindle-hosted-', 'spindle-workers-'), metric), t = get(shape, 'wasmtime-46', metric);
         if (!h?.ok) { out.push(`${shape}, ${config}: ${what} per thread <= ${limit} ${unit}: NOT MEASURED`); continue; }
         out.push(`${shape}, ${config}: ${what} per thread <= ${limit} ${unit}: ${h.median <= limit ? 'MET' : 'NOT MET'} (${fmt(h, unit)}; a worker per thread, same line: ${fmt(w, unit)}; wasmtime: ${fmt(t, unit)})`);
       }
