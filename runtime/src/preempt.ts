@@ -4,15 +4,22 @@
  * it suspends. A thread that waits for a co-hosted one by spinning on a plain atomic (a spin
  * barrier in C11 atomics, never a futex wait or sched_yield) would never let it run, and the
  * program would hang where natively it is only slow. So the hosted instances run this second
- * rewrite of the (already thread-guarded) module, where every `loop` counts down a per-instance
- * budget and, when it runs out, yields to the host's other threads:
+ * rewrite of the (already thread-guarded) module, where every `loop` counts its iterations in an
+ * appended local of its function and, every BUDGET of them, yields to the host's other threads:
  *
  *   loop bt                                   (the original header)
- *     global.get $budget  i32.eqz  if  call $expired  end
- *     global.get $budget  i32.const 1  i32.sub  global.set $budget
+ *     local.get $n  i32.const 1  i32.add  local.tee $n  i32.const BUDGET-1  i32.and  i32.eqz
+ *     if  call $expired  end
  *     ...                                     (the original loop body)
  *
- *   $expired:  global.set $budget BUDGET;  if ($armed) call_indirect $yields[0] ()
+ *   $expired:  if ($armed) call_indirect $yields[0] ()
+ *
+ * A local, not a global: the count stays in a register (a global's store and reload each
+ * iteration made a loop of arithmetic 2.6x slower: bench/results/threads-jspi-2026-11-27). It is
+ * enough: a thread that never ends without overflowing its stack has a frame that never returns,
+ * and that frame, past finitely many calls that return, runs one of its own loops forever (a
+ * `return_call` cycle is the exception: it is not counted). A body whose locals would pass V8's
+ * limit counts in a per-instance global instead (`$budget`: reset by $expired).
  *
  * `$yields` is an appended table of one funcref, exported as YIELD_EXPORT, that the host worker
  * fills with a `WebAssembly.Suspending` function (through a trampoline, as wait-hook.ts does);
@@ -60,10 +67,12 @@ export function preemptible(bytes: Uint8Array): PreemptResult {
   const expired = layout.importedFuncs + layout.definedFuncs;
   const table = layout.importedTables + layout.definedTables;
   const voidType = layout.types;
-  const check = [0x23, ...uleb(budget), 0x45, 0x04, 0x40, 0x10, ...uleb(expired), 0x0b,
+  const globalCheck = [0x23, ...uleb(budget), 0x45, 0x04, 0x40, 0x10, ...uleb(expired), 0x0b,
     0x23, ...uleb(budget), 0x41, 0x01, 0x6b, 0x24, ...uleb(budget)];
+  const localCheck = (n: number): number[] => [0x20, ...uleb(n), 0x41, 0x01, 0x6a, 0x22, ...uleb(n),
+    0x41, ...sleb32(BUDGET - 1), 0x71, 0x45, 0x04, 0x40, 0x10, ...uleb(expired), 0x0b];
   let code: Uint8Array, loops: number;
-  try { [code, loops] = codeWithBudget(bytes, layout.code, check); } catch (e) {
+  try { [code, loops] = codeWithBudget(bytes, layout, localCheck, globalCheck); } catch (e) {
     if (e instanceof CodeError || e instanceof RangeError) return unchanged(`a function body could not be walked: ${e.message}`);
     throw e;
   }
@@ -93,8 +102,15 @@ export function preemptible(bytes: Uint8Array): PreemptResult {
   return { bytes: concat(out), loops };
 }
 
-/** The code section's content with `check` after every loop header; the count of headers. */
-function codeWithBudget(b: Uint8Array, code: Section, check: readonly number[]): [Uint8Array, number] {
+/** V8's limit on a function's locals (parameters included). */
+const MAX_LOCALS = 50_000;
+
+/**
+ * The code section's content with a check after every loop header (`localCheck(n)`: counting in
+ * an appended local n; `globalCheck` where that local would pass MAX_LOCALS); the count of headers.
+ */
+function codeWithBudget(b: Uint8Array, layout: Layout, localCheck: (n: number) => number[], globalCheck: readonly number[]): [Uint8Array, number] {
+  const code = layout.code!;
   const c = new Cursor(b, code.start);
   const count = c.u32();
   const parts: (Uint8Array | number[])[] = [uleb(count)];
@@ -105,13 +121,26 @@ function codeWithBudget(b: Uint8Array, code: Section, check: readonly number[]):
     const start = c.pos, end = start + size;
     if (end > code.end) throw new RangeError('truncated function body');
     // A body without the loop opcode byte anywhere has no loop: copied as it is.
-    const headers = b.subarray(skipLocals(b, start, end), end).includes(0x03) ? loopHeaders(b, start, end) : [];
+    const instructions = skipLocals(b, start, end);
+    const headers = b.subarray(instructions, end).includes(0x03) ? loopHeaders(b, start, end) : [];
     if (headers.length === 0) {
       parts.push(b.subarray(head, end));
     } else {
       loops += headers.length;
       const body: (Uint8Array | readonly number[])[] = [];
+      // The locals: the declared groups, and one group more, of one i32 (the counter).
+      const l = new Cursor(b, start);
+      const groups = l.u32(), firstGroup = l.pos;
+      let declared = 0;
+      for (let g = 0; g < groups; g++) { declared += l.u32(); l.valType(); }
+      const counter = (layout.typeParams[layout.funcTypes[i] ?? -1] ?? MAX_LOCALS) + declared;
+      let check: readonly number[] = globalCheck;
       let from = start;
+      if (counter + 1 <= MAX_LOCALS) {
+        check = localCheck(counter);
+        body.push(uleb(groups + 1), b.subarray(firstGroup, instructions), [1, I32]);
+        from = instructions;
+      }
       for (const at of headers) { body.push(b.subarray(from, at), check); from = at; }
       body.push(b.subarray(from, end));
       const content = concat(body as (Uint8Array | number[])[]);

@@ -2,9 +2,9 @@
  * The preempt-cost experiment: what the loop budget of hosted threads' preemptible compile
  * (runtime/src/preempt.ts, docs/threads-beyond-the-pool.md) costs per loop iteration, plain wasm
  * against the rewritten module in the same run (bench/runtime/hosts/loop-budget.mjs: a loop of
- * arithmetic, the worst case, and a loop with a memory load), on each Node line given (default
- * the PATH's node and 26), with V8's default tiers and with the optimizing tier up front
- * (`--no-liftoff`, what spindle runs programs with by default).
+ * arithmetic, the worst case, and a loop with a memory load), on each Node line given (default 24
+ * and 26: the lines with JSPI, the only ones that host threads), with V8's default tiers and with
+ * the optimizing tier up front (`--no-liftoff`, what spindle runs programs with by default).
  */
 import { dirname, join } from 'node:path';
 import { measure, parseLine, withRatios } from '../../harness/lib/measure.mjs';
@@ -12,11 +12,11 @@ import { otherLines } from './thread-cost.mjs';
 
 export const id = 'preempt-cost';
 export const title = 'Hosted threads: the cost of the preemption budget per loop iteration';
-export const needs = [];
+export const needs = ['programs']; // the runtime's snapshot (ctx.spindleCli): its dist/preempt.js
 export const runByDefault = false;
 export const params = {
   iterations: 'loop iterations timed per run (default 200000000)',
-  lines: 'other Node lines, comma-separated majors (default 26; none: only the PATH\'s node)',
+  lines: 'Node lines, comma-separated majors (default 24,26; tools/node-lines.sh installs them)',
 };
 export const notes = [
   'ns per iteration of one call of ITERATIONS iterations, after two warm-up calls; plain = the module as it is, preemptible = rewritten by runtime/src/preempt.ts (unarmed: it counts down and resets, never suspends).',
@@ -29,7 +29,7 @@ export async function run(ctx) {
   const script = join(ctx.benchDir, 'hosts', 'loop-budget.mjs');
   const preempt = join(dirname(ctx.spindleCli), 'preempt.js');
   const n = String(ctx.params?.[`${id}.iterations`] ?? 200_000_000);
-  const lines = [{ major: process.versions.node.split('.')[0], exe: process.execPath }, ...otherLines(ctx, id)];
+  const lines = otherLines({ ...ctx, params: { [`${id}.lines`]: '24,26', ...ctx.params } }, id);
   const rows = [];
   for (const { major, exe } of lines) {
     for (const [tier, flags] of [['default tiers', []], ['optimizing tier', ['--no-liftoff']]]) {

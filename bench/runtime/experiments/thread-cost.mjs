@@ -123,7 +123,11 @@ export async function run(ctx) {
   for (const shape of shapes) {
     const big = sizes[shape];
     if (!(Number.isInteger(big) && big > 1)) throw new Error(`${id}.${shape} must be a whole number > 1, got ${big}`);
-    const spec = { experiment: id, baseline: 'spindle-before', metrics: METRICS, timeoutMs: 600_000 };
+    // The baseline of the ratios: the older runtime; without one, a worker per thread on the
+    // first JSPI line run (hosted threads' ratios then read against it).
+    const workers = lines.map(({ major }) => `spindle-workers-node${major}`).find((c) => Number(c.slice(20)) >= 24 && (!only || only.has(c)));
+    const baseline = before.cli || !workers ? 'spindle-before' : workers;
+    const spec = { experiment: id, baseline, metrics: METRICS, timeoutMs: 600_000 };
     const configs = [], missing = [];
     for (const n of [big, 1]) {
       const variant = `${shape} ${shape === 'chain' ? 'D' : 'N'}=${n}`;
@@ -154,13 +158,13 @@ export async function run(ctx) {
     ctx.log(`thread-cost ${shape} (${big} and 1)`);
     rows.push(...await measure(ctx, { ...spec, variant: shape, configs }));
     for (const m of missing) rows.push(...unavailableRows({ ...spec, variant: m.variant, config: m.config, reason: m.why }));
-    rows.push(...perThreadRows(rows, shape, big));
+    rows.push(...perThreadRows(rows, shape, big, undefined, baseline));
   }
   return withRatios(rows);
 }
 
 /** Rows of the per-thread cost: (value at N - value at 1) / (N - 1), min and median of each. */
-export function perThreadRows(rows, shape, big, metrics = ['exit', 'cpu', 'rss']) {
+export function perThreadRows(rows, shape, big, metrics = ['exit', 'cpu', 'rss'], baseline = 'spindle-before') {
   const unit = shape === 'chain' ? 'D' : 'N';
   const at = (config, metric, n) => rows.find((r) => r.variant === `${shape} ${unit}=${n}` && r.config === config && r.metric === metric);
   const out = [];
@@ -171,7 +175,7 @@ export function perThreadRows(rows, shape, big, metrics = ['exit', 'cpu', 'rss']
       const per = (a, b) => (a - b) / (big - 1);
       out.push({
         experiment: id, variant: `${shape} per thread`, config, metric, unit: hi?.unit ?? '', runs: ok ? hi.runs : 0,
-        min: ok ? per(hi.min, lo.min) : NaN, median: ok ? per(hi.median, lo.median) : NaN, baseline: 'spindle-before',
+        min: ok ? per(hi.min, lo.min) : NaN, median: ok ? per(hi.median, lo.median) : NaN, baseline,
         ratio_min: NaN, ratio_median: NaN, ok, error: ok ? '' : (hi?.error || lo?.error || 'not measured'),
         note: `(${unit}=${big} - ${unit}=1) / ${big - 1}`, samples: [],
       });
