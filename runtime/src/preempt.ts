@@ -15,8 +15,11 @@
  *   $expired:  if ($armed) call_indirect $yields[0] ()
  *
  * A local, not a global: the count stays in a register (a global's store and reload each
- * iteration made a loop of arithmetic 2.6x slower: bench/results/threads-jspi-2026-11-27). It is
- * enough: a thread that never ends without overflowing its stack has a frame that never returns,
+ * iteration made a loop of arithmetic 2.6x slower on Node 26: bench/results/threads-jspi-2026-11-27).
+ * And every inserted `if` is hinted unlikely (a `metadata.code.branch_hint` section, which replaces
+ * the module's own: its offsets would be stale): with the hint V8 keeps the call on a deferred path,
+ * without it the call in the loop made V8 spill the loop's values every iteration (2.6x again,
+ * with the local). It is enough: a thread that never ends without overflowing its stack has a frame that never returns,
  * and that frame, past finitely many calls that return, runs one of its own loops forever (a
  * `return_call` cycle is the exception: it is not counted). A body whose locals would pass V8's
  * limit counts in a per-instance global instead (`$budget`: reset by $expired).
@@ -71,8 +74,8 @@ export function preemptible(bytes: Uint8Array): PreemptResult {
     0x23, ...uleb(budget), 0x41, 0x01, 0x6b, 0x24, ...uleb(budget)];
   const localCheck = (n: number): number[] => [0x20, ...uleb(n), 0x41, 0x01, 0x6a, 0x22, ...uleb(n),
     0x41, ...sleb32(BUDGET - 1), 0x71, 0x45, 0x04, 0x40, 0x10, ...uleb(expired), 0x0b];
-  let code: Uint8Array, loops: number;
-  try { [code, loops] = codeWithBudget(bytes, layout, localCheck, globalCheck); } catch (e) {
+  let code: Uint8Array, loops: number, hints: number[][];
+  try { [code, loops, hints] = codeWithBudget(bytes, layout, localCheck, globalCheck); } catch (e) {
     if (e instanceof CodeError || e instanceof RangeError) return unchanged(`a function body could not be walked: ${e.message}`);
     throw e;
   }
@@ -94,8 +97,9 @@ export function preemptible(bytes: Uint8Array): PreemptResult {
     if (s.id !== 0) {
       for (const id of [...pending]) if (!find(id) && rank(id) < rank(s.id)) { out.push(section(id, replaced.get(id)!)); pending.delete(id); }
     }
+    if (s.id === 10) out.push(section(0, concat([nameBytes(BRANCH_HINTS), uleb(hints.length), ...hints])));
     if (replaced.has(s.id)) { out.push(section(s.id, replaced.get(s.id)!)); pending.delete(s.id); }
-    else if (s.id === 0 && customName(bytes, s).startsWith('metadata.code.')) { /* branch hints: offsets are stale */ }
+    else if (s.id === 0 && customName(bytes, s).startsWith('metadata.code.')) { /* the module's hints: offsets are stale */ }
     else out.push(bytes.subarray(s.head, s.end));
   }
   for (const id of pending) out.push(section(id, replaced.get(id)!));
@@ -104,17 +108,22 @@ export function preemptible(bytes: Uint8Array): PreemptResult {
 
 /** V8's limit on a function's locals (parameters included). */
 const MAX_LOCALS = 50_000;
+/** The branch hinting proposal's section: per function, (offset of an `if` in its body, 1, 0 = unlikely). */
+const BRANCH_HINTS = 'metadata.code.branch_hint';
 
 /**
  * The code section's content with a check after every loop header (`localCheck(n)`: counting in
- * an appended local n; `globalCheck` where that local would pass MAX_LOCALS); the count of headers.
+ * an appended local n; `globalCheck` where that local would pass MAX_LOCALS); the count of
+ * headers; the branch hint entries (one per function with a loop, in function order) that mark
+ * each check's `if` unlikely.
  */
-function codeWithBudget(b: Uint8Array, layout: Layout, localCheck: (n: number) => number[], globalCheck: readonly number[]): [Uint8Array, number] {
+function codeWithBudget(b: Uint8Array, layout: Layout, localCheck: (n: number) => number[], globalCheck: readonly number[]): [Uint8Array, number, number[][]] {
   const code = layout.code!;
   const c = new Cursor(b, code.start);
   const count = c.u32();
   const parts: (Uint8Array | number[])[] = [uleb(count)];
   let loops = 0;
+  const hints: number[][] = [];
   for (let i = 0; i < count; i++) {
     const head = c.pos;
     const size = c.u32();
@@ -141,14 +150,25 @@ function codeWithBudget(b: Uint8Array, layout: Layout, localCheck: (n: number) =
         body.push(uleb(groups + 1), b.subarray(firstGroup, instructions), [1, I32]);
         from = instructions;
       }
-      for (const at of headers) { body.push(b.subarray(from, at), check); from = at; }
+      // The check's `if`: its only 0x04 0x40 preceded by i32.eqz (0x45).
+      const ifAt = check.findIndex((x, k) => x === 0x04 && check[k - 1] === 0x45 && check[k + 1] === 0x40);
+      const offsets: number[] = [];
+      let length = body.reduce((n, part) => n + part.length, 0);
+      for (const at of headers) {
+        body.push(b.subarray(from, at), check);
+        length += at - from;
+        offsets.push(length + ifAt);
+        length += check.length;
+        from = at;
+      }
       body.push(b.subarray(from, end));
+      hints.push([...uleb(layout.importedFuncs + i), ...uleb(offsets.length), ...offsets.flatMap((o) => [...uleb(o), 1, 0])]);
       const content = concat(body as (Uint8Array | number[])[]);
       parts.push(uleb(content.length), content);
     }
     c.pos = end;
   }
-  return [concat(parts), loops];
+  return [concat(parts), loops, hints];
 }
 
 /** A code section's content with `bodies` appended (the count rewritten). */
