@@ -21,12 +21,12 @@ export const LAYERS = [
   ['wasi/'], // WASI preview1 over the WasiHost contract
   // shared-memory protocols, errors, reading module bytes
   ['errors.ts', 'ring.ts', 'control.ts', 'output.ts', 'stdin.ts', 'wasm-imports.ts', 'wasm-names.ts', 'known-imports.ts', 'compile-policy.ts',
-    'wasm-code.ts', 'atomic-guards.ts', 'thread-guards.ts'],
+    'wasm-code.ts', 'atomic-guards.ts', 'thread-guards.ts', 'preempt.ts', 'host-queue.ts', 'jspi.ts'],
   ['fs/'], // the platform-free filesystem (drivers are interfaces here)
   ['protocol.ts'], // the worker wire format (types only)
   ['platform/types.ts'], // the Platform interface
   ['platform/node/', 'platform/browser/'], // the platforms: adapters, nothing above them
-  ['wait-hook.ts', 'thread.ts', 'load.ts', 'program.ts', 'pool.ts', 'pool-worker.ts'], // the core
+  ['wait-hook.ts', 'thread.ts', 'load.ts', 'program.ts', 'pool.ts', 'pool-worker.ts', 'host-worker.ts'], // the core
   ['worker.ts', 'node-worker.ts', 'index.ts', 'browser.ts', 'check.ts'], // entries: the worker script, the APIs
   ['napi/'], // the napi host (spindle/napi): emnapi on top of the core; the only importer of packages
   ['cli.ts', 'cli-start.ts', 'serve.ts', 'bench.ts', 'relaunch.ts'], // the command line
