@@ -7,7 +7,7 @@
  * The main thread never takes part in a spawn or a file operation: threads find idle workers
  * through the control block themselves. It only waits (asynchronously) for output and the exit.
  */
-import { Control, CMD_RUN_MAIN, OUT_SEQ, STATE, STATE_EXITED, STATE_RUNNING, type PoolStats } from './control.js';
+import { Control, CMD_RUN_MAIN, MAX_SLOTS, OUT_SEQ, STATE, STATE_EXITED, STATE_RUNNING, type PoolStats } from './control.js';
 import { ExitSignal, SpindleError } from './errors.js';
 import type { LoadedProgram } from './load.js';
 import { OutputRings, type StreamRoute } from './output.js';
@@ -236,7 +236,7 @@ export class Program {
     if (typeof process === 'undefined' || !process.versions?.node) return undefined;
     const shared = new SharedArrayBuffer(bytes.length);
     new Uint8Array(shared).set(bytes);
-    const max = this.ctl.words[4]! - 1; // MAX_SLOTS - 1: maxThreads
+    const max = this.ctl.words[MAX_SLOTS]! - 1; // maxThreads (the slots count the main worker's too)
     return { queue: HostQueue.create(max).buffer, after: pool + mainSlots, max, mainSlots, hosts: this.platform.cpuCount(), bytes: shared };
   }
 
