@@ -89,6 +89,12 @@ async function endOf(ctl: Control): Promise<typeof ENDED> {
 class Host {
   /** Threads started and not yet ended: a budget yield suspends only when another one exists. */
   private live = 0;
+  /**
+   * Factories of ended threads, for the next ones: as a pool worker keeps one for all its threads,
+   * so what a thread's WASI host holds beyond its life (host directories kept open by the fd
+   * table's cache) is bounded by the threads alive at once, not by the threads ever started.
+   */
+  private readonly free: ThreadFactory[] = [];
   private readonly yieldFn: () => undefined | Promise<void>;
 
   constructor(private readonly ctl: Control, private readonly stdio: ThreadStdio, private readonly init: WorkerInit,
@@ -99,10 +105,11 @@ class Host {
   /** Instantiates `t`'s instance and runs it until its first suspension (or its end). */
   start(t: HostedThread): void {
     let exports: WebAssembly.Exports;
-    const factory = new ThreadFactory(this.init, this.platform, this.stdio, undefined, true);
+    const factory = this.free.pop() ?? new ThreadFactory(this.init, this.platform, this.stdio, undefined, true);
     try {
       exports = factory.instantiate().instance.exports;
     } catch (e) {
+      this.free.push(factory);
       this.queue.release();
       reportFailure(this.stdio, this.ctl, `cannot instantiate the program: ${e instanceof Error ? e.message : String(e)}`);
       return;
@@ -121,7 +128,7 @@ class Host {
     }
     done.then(() => undefined, (e: unknown) => {
       if (!(e instanceof ExitSignal)) reportTrap(this.stdio, this.ctl, t.tid, e);
-    }).finally(() => { this.live--; this.queue.release(); });
+    }).finally(() => { this.live--; this.free.push(factory); this.queue.release(); });
   }
 
   /** Fills the instance's wait hook and preemption hook with suspending functions, and arms them. */
