@@ -17,12 +17,13 @@
  * thread pool) and must print the job's checksum, the same for every allocator and thread count.
  * Runs are interleaved across allocators and thread counts, one warm-up run each discarded.
  *
- * Why best of N steady calls: the same call on the same page, engine tier and CPU takes 1.3-1.6x
- * more CPU time from one call to the next, with either allocator, in Firefox ESR and Chromium
- * alike (bench/results/malloc-web-2026-11-27-ff/README.md: the rayon thread's own CPU time, from
- * /proc, varies so while it never waits for a CPU, takes no page fault and does not migrate; the
- * optimizing tier alone does the same). A median of single calls then depends on how many of them
- * fell in a slow stretch; the best of four calls per page rarely does. Paired ratios (the two
+ * Why best of N steady calls: in Firefox ESR the same call on the same page, tier and CPU takes,
+ * in stretches of seconds, about 1.45x the CPU time of the calls around it, with either allocator
+ * (bench/results/malloc-web-2026-11-27-ff/README.md: the rayon thread's own CPU time, from /proc,
+ * while it never waits for a CPU, takes no page fault and does not migrate; Ion alone does the
+ * same; a native run at the same moments does not; Chromium's calls vary less). A median of single
+ * calls then depends on how many of them fell in a slow stretch; the best of four calls per page
+ * rarely does. Paired ratios (the two
  * allocators' pages of the same round, run one after the other) are reported beside the medians.
  */
 import { existsSync } from 'node:fs';
@@ -36,7 +37,7 @@ export const runByDefault = false;
 export const notes = [
   'The job: 20,000 items (5,000 with --quick) over rayon\'s par_iter; each item builds and drops about 200 small String/Vec/BTreeMap allocations (examples/alloc-rayon-web/src/lib.rs).',
   'Built with nightly -Z build-std (atomics) and wasm-bindgen --target web; the page runs the job in a worker (rayon\'s caller blocks). Browsers tier wasm themselves.',
-  'ms: the job\'s wall time measured in the worker around the first call that runs it (until 2026-11-27 it also counted the pool\'s start); warm_ms: the second call, at once after it on the same pool (no first-call costs); steady_ms: the best of the page\'s calls after the first (`malloc-web.calls`, default 5 calls per page), because the same call\'s CPU time moves 1.3-1.6x from call to call on one page with either allocator (see the results README of 2026-11-27-ff); pool_ms: initThreadPool before it (the pool\'s workers started, the module instantiated in each); mem_kb: linear memory at the end (the peak).',
+  'ms: the job\'s wall time measured in the worker around the first call that runs it (until 2026-11-27 it also counted the pool\'s start); warm_ms: the second call, at once after it on the same pool (no first-call costs); steady_ms: the best of the page\'s calls after the first (`malloc-web.calls`, default 5 calls per page), because in Firefox ESR the same call\'s CPU time is about 1.45x longer in stretches of seconds, with either allocator (see the results README of 2026-11-27-ff); pool_ms: initThreadPool before it (the pool\'s workers started, the module instantiated in each); mem_kb: linear memory at the end (the peak).',
   'Each run is a fresh tab. A load whose rayon pool never starts (Firefox ESR: `new Worker()` inside a worker sometimes does not return, either allocator) is repeated, up to 3 times, and counted in the note.',
 ];
 export const params = {
