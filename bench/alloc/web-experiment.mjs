@@ -23,7 +23,10 @@
  * while it never waits for a CPU, takes no page fault and does not migrate; Ion alone does the
  * same; a native run at the same moments does not; Chromium's calls vary less). A median of single
  * calls then depends on how many of them fell in a slow stretch; the best of four calls per page
- * rarely does. Paired ratios (the two
+ * rarely does.
+ * Its limit: the default allocator's T=4 time is lock contention, which falls when other work
+ * takes a core, so on a shared machine its best call flatters it and the T=4 ratio reads low
+ * (bench/results/malloc-web-2026-11-27-ff2/README.md); judge T=4 on a quiet machine. Paired ratios (the two
  * allocators' pages of the same round, run one after the other) are reported beside the medians.
  */
 import { existsSync } from 'node:fs';
