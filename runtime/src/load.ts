@@ -70,8 +70,11 @@ export async function loadProgram(
 function withGuards(program: LoadedProgram, guard: ReturnType<typeof guardThreads> | undefined): LoadedProgram {
   if (!guard) return program;
   const { bulk, waits, functions, unchanged } = guard;
-  // Kept only where threads can be hosted (JSPI): elsewhere they would only hold memory.
-  return { ...program, threadGuards: { bulk, waits, functions, ...(unchanged ? { unchanged } : {}) }, ...(hasJspi() ? { threadBytes: guard.bytes } : {}) };
+  // Kept only where threads can be hosted (JSPI; elsewhere they would only hold memory), and only
+  // when every wait of the module goes through the wrapper: a raw wait in a hosted thread would
+  // block its host worker, so such a program keeps a worker per thread.
+  const hostable = hasJspi() && (unchanged === undefined || guard.walked === true);
+  return { ...program, threadGuards: { bulk, waits, functions, ...(unchanged ? { unchanged } : {}) }, ...(hostable ? { threadBytes: guard.bytes } : {}) };
 }
 
 /**

@@ -80,6 +80,14 @@ export interface GuardResult {
   functions: number;
   /** Why the module was left unchanged, when it was. */
   unchanged?: string;
+  /**
+   * With `unchanged`: true when every body was walked and none holds a wait (no site at all,
+   * or every atomic access provably in bounds) or the module was rewritten before, so the module
+   * has no wait outside the wrapper. Absent when a wait may be left as the raw instruction
+   * (a body the walker cannot follow, an unreadable module): such a program's threads must not
+   * be hosted, where a raw wait would block every thread of its host worker (host-worker.ts).
+   */
+  walked?: boolean;
 }
 
 /** The custom section that marks a module as rewritten. */
@@ -123,19 +131,19 @@ export function guardThreads(bytes: Uint8Array): GuardResult {
   const mem = layout.memory;
   if (!mem || !mem.shared) return unchanged('memory 0 is not shared');
   if (mem.is64) return unchanged('memory 0 is a 64-bit memory');
-  if (layout.marked) return unchanged('already rewritten');
+  if (layout.marked) return { ...unchanged('already rewritten'), walked: true };
   if (!layout.code) return unchanged('no code');
   let bodies: Body[];
   try { bodies = guardedBodies(bytes, layout.code); } catch (e) {
     if (e instanceof CodeError || e instanceof RangeError) return unchanged(`a function body could not be walked: ${e.message}`);
     throw e;
   }
-  if (bodies.length === 0) return unchanged('no bulk memory instruction or atomic access on memory 0');
+  if (bodies.length === 0) return { ...unchanged('no bulk memory instruction or atomic access on memory 0'), walked: true };
   bodies.forEach((body) => planBody(bytes, layout, body));
   const count = (is: (s: Site, how: How) => boolean): number => bodies.reduce((n, b) => n + b.sites.filter((s, k) => is(s, b.how[k]!)).length, 0);
   const elided = count((_s, how) => how === How.Kept);
   const changed = bodies.filter((body) => body.how.some((how) => how !== How.Kept));
-  if (changed.length === 0) return { ...unchanged('every atomic access on memory 0 is provably within its initial size'), elided };
+  if (changed.length === 0) return { ...unchanged('every atomic access on memory 0 is provably within its initial size'), elided, walked: true };
   return {
     bytes: emit(bytes, layout, changed),
     bulk: count((s) => !isWait(s) && !isAtomic(s)), waits: count(isWait), atomics: count((s, how) => isAtomic(s) && how !== How.Kept),

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { createProgram, load } from '../dist/index.js';
 import { guardThreads } from '../dist/thread-guards.js';
+import { loadProgram } from '../dist/load.js';
+import { isWasiImport } from '../dist/known-imports.js';
 import { ARMED_EXPORT, preemptible, YIELD_EXPORT } from '../dist/preempt.js';
 import { cliPath, exitGuard, guest, RUN_TIMEOUT_MS } from './helpers.mjs';
 
@@ -21,7 +23,7 @@ const skip = JSPI ? false : `no JSPI (WebAssembly.Suspending) in Node ${process.
 /** Runs a guest through createProgram; the pool's counters tell whether threads were hosted. */
 async function runWithStats(wasm, args, options = {}, timeoutMs = RUN_TIMEOUT_MS) {
   const out = [];
-  const program = createProgram(await load(wasm), {
+  const program = createProgram(typeof wasm === 'string' ? await load(wasm) : wasm, {
     args, stdin: '', ...options, stdout: (b) => out.push(Buffer.from(b)), stderr: (b) => out.push(Buffer.from(b)),
   });
   let timer;
@@ -125,6 +127,21 @@ describe('host threads: default behaviour', () => {
     assert.equal(r.code, 0, r.output);
     assert.equal(r.output, 'pthread_create failed: EAGAIN\ncreated 4 threads, joined all\ncreate after join: ok\n');
     assert.ok(r.stats.started > 3, `no thread was hosted: ${JSON.stringify(r.stats)}`);
+  });
+
+  test('a program whose waits may not all go through the wrapper keeps a worker per thread', { skip }, async () => {
+    // The thread guards leave a module unchanged when they cannot walk one of its bodies: its
+    // waits stay raw instructions, and a raw wait in a hosted thread would block its whole host
+    // worker (here the first hosted thread would block it, the others would never start, and
+    // main would wait for them forever).
+    const bytes = new Uint8Array(readFileSync(c('blocked')));
+    const notWalked = (b) => ({ bytes: b, bulk: 0, waits: 0, atomics: 0, elided: 0, functions: 0, unchanged: 'a function body could not be walked: (test)' });
+    const program = await loadProgram({ bytes, name: 'blocked.wasm' }, isWasiImport, undefined, 'command', notWalked);
+    assert.equal(program.threadBytes, undefined);
+    const r = await runWithStats(program, ['16'], { threads: 2, hostThreads: true });
+    assert.equal(r.code, 0, r.output);
+    assert.match(r.output, /^blocked threads=16 joined=16 /);
+    assert.ok(r.stats.started >= 17, JSON.stringify(r.stats));
   });
 
   test('on a Node without JSPI the option changes nothing', { skip: JSPI ? `this Node (${process.version}) has JSPI` : false }, async () => {
