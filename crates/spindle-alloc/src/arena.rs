@@ -12,7 +12,8 @@
 //! Blocks: a 16-byte header (word 0: the block's size, a multiple of 16, | `FREE_BIT`; word 1: its
 //! bin) before the payload, so payloads stay 16-aligned. Every span is tiled by blocks from `start`
 //! to `end()`. A block is in exactly one state:
-//! - in use (bit clear; a request's block is exactly its size class, `bin_of`);
+//! - in use (bit clear; a request's block is its size class, `bin_of`, or a block of a larger bin
+//!   handed out whole when splitting would leave a small rest, `KEEP_REST`; word 1 is its bin);
 //! - in bin `i` (bit clear, `class_size(i) <= size < class_size(i + 1)`, payload word 0 links the
 //!   bin): a free not merged yet. Frees are deferred, so the fast paths are a pop and a push, as
 //!   for slabs (`pop`, `free`);
@@ -48,6 +49,10 @@ const MIN_BLOCK: usize = 32;
 /// Bins, one per size class (`size_class`) up to the class of the largest request's block; bin
 /// `i` holds free blocks of at least `class_size(i)` bytes and less than `class_size(i + 1)`.
 pub(crate) const NBINS: usize = class_of(MAX + HDR) + 1;
+/// A block split from a larger bin keeps a rest smaller than this and than itself (so it at most
+/// doubles) instead of filing it: such rests were small blocks that few requests fit, and filling
+/// the bins with them made the merging passes six times as frequent (ring workload).
+const KEEP_REST: usize = 192;
 /// Free blocks of this many bytes or more go to the large list.
 const LARGE_MIN: usize = class_size(NBINS);
 const _: () = assert!(NBINS == crate::heap::ARENA_BINS);
@@ -84,6 +89,13 @@ pub(crate) fn small(h: *mut Heap) -> bool {
 pub(crate) const fn bin_of(size: usize) -> usize {
     // A block holds at least the bin link (class 1, 32 bytes).
     class_of(if size == 0 { 1 } else { size } + HDR)
+}
+
+/// The sizes (header included) of the blocks of the bin a request of `size <= MAX` bytes pops
+/// from: at least the first, less than the second.
+#[cfg(test)]
+pub(crate) fn bin_range(size: usize) -> (usize, usize) {
+    (class_size(bin_of(size)), class_size(bin_of(size) + 1))
 }
 
 /// The bin a free block of `size` bytes (`MIN_BLOCK <= size < LARGE_MIN`) is filed in: the
@@ -230,8 +242,8 @@ pub(crate) unsafe fn alloc_slow(h: *mut Heap, c: usize) -> *mut u8 {
             if a.victim != 0 && size_at(a.victim) >= bsize {
                 return take(h, carve_victim(a, bsize), bsize, c);
             }
-            if let Some(b) = split_bin(a, c) {
-                return take(h, b, bsize, c);
+            if let Some((b, size, bin)) = split_bin(a, c) {
+                return take(h, b, size, bin);
             }
             if let Some(v) = best_large(a, bsize) {
                 retire_victim(a);
@@ -295,8 +307,10 @@ unsafe fn carve_victim(a: &mut Arena, bsize: usize) -> usize {
 }
 
 /// A block from the first non-empty bin from `c` up (every block there holds `class_size(c)`),
-/// split to that size (the rest goes back to a bin, or becomes an orphan).
-unsafe fn split_bin(a: &mut Arena, c: usize) -> Option<usize> {
+/// split to that size (the rest goes back to a bin, or becomes an orphan), or whole when the rest
+/// would be small (`KEEP_REST`). Returns its header address, size and bin (the block's header
+/// word 1: where a free puts it back).
+unsafe fn split_bin(a: &mut Arena, c: usize) -> Option<(usize, usize, usize)> {
     let bsize = CLASSES[c].size as usize;
     let mut m = a.bitmap & (!0u64 << c);
     while m != 0 {
@@ -314,12 +328,16 @@ unsafe fn split_bin(a: &mut Arena, c: usize) -> Option<usize> {
             let have = size_at(b);
             a.binned -= have;
             let rest = have - bsize;
+            if rest < KEEP_REST && rest < bsize {
+                // The whole block, filed in bin `j` when freed (its header says so).
+                return Some((b, have, j));
+            }
             if rest >= MIN_BLOCK {
                 bin_push(a, b + bsize, rest);
             } else if rest > 0 {
                 *hdr(b + bsize) = rest | FREE_BIT;
             }
-            return Some(b);
+            return Some((b, bsize, c));
         }
     }
     None

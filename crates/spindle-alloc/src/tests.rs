@@ -204,3 +204,57 @@ fn stats_track_use() {
         free(p);
     }
 }
+
+/// A block split from a larger arena bin keeps a small rest (`arena::KEEP_REST`): on a ring of
+/// frees and mallocs of mixed sizes some blocks come out larger than any block of the request's
+/// own bin, never twice its class, and the heap stays consistent (fails with the rule undone: a
+/// block is then its class, or a block of its bin).
+#[test]
+fn arena_split_keeps_small_rests() {
+    std::thread::spawn(|| {
+        let mut s = 2_463_534_242u32;
+        let mut rnd = move || {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            s
+        };
+        let (ring, ops) = (64usize, 20_000usize);
+        let mut v: Vec<(*mut u8, usize)> = Vec::with_capacity(ring);
+        let mut larger = 0;
+        for i in 0..ring + ops {
+            let n = 8 + (rnd() % 1017) as usize;
+            if i >= ring {
+                let (p, m) = v[i % ring];
+                check(p, m.min(64), m as u8);
+                // SAFETY: a live block, freed once.
+                unsafe { free(p) };
+            }
+            // SAFETY: plain allocation.
+            let p = unsafe { alloc(n, 1) };
+            let (class, next) = arena::bin_range(n);
+            // SAFETY: live.
+            let block = unsafe { usable_size(p) } + arena::HDR;
+            assert!(block >= class && block < 2 * class, "alloc({n}): block {block}, class {class}");
+            larger += (block >= next) as usize;
+            fill(p, n.min(64), n as u8);
+            if i < ring {
+                v.push((p, n));
+            } else {
+                v[i % ring] = (p, n);
+            }
+            if i % 1000 == 0 {
+                ok();
+            }
+        }
+        assert!(larger > 0, "no block came whole from a larger bin");
+        ok();
+        for (p, _) in v {
+            // SAFETY: live blocks, freed once.
+            unsafe { free(p) };
+        }
+        ok();
+    })
+    .join()
+    .unwrap();
+}
