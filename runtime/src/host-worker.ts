@@ -30,10 +30,9 @@ import { HostQueue, type HostedThread } from './host-queue.js';
 import { ARMED_EXPORT, preemptible, YIELD_EXPORT } from './preempt.js';
 import type { Platform } from './platform/types.js';
 import type { WorkerInit } from './protocol.js';
-import { HOOKED_EXPORT, HOOKS_EXPORT } from './thread-guards.js';
 import { jspi } from './jspi.js';
 import { reportFailure, reportTrap, ThreadFactory, ThreadStdio } from './thread.js';
-import { RESULTS, TRAMPOLINES } from './wait-hook.js';
+import { RESULTS, setWaitHook } from './wait-hook.js';
 
 /** A module that imports `h.y` () -> () and exports it as `y`: a JS function as a funcref. */
 const YIELD_TRAMPOLINE = new Uint8Array([
@@ -133,18 +132,7 @@ class Host {
 
   /** Fills the instance's wait hook and preemption hook with suspending functions, and arms them. */
   private hook(exports: WebAssembly.Exports, memory: WebAssembly.Memory): void {
-    const waits = exports[HOOKS_EXPORT], hooked = exports[HOOKED_EXPORT];
-    if (waits instanceof WebAssembly.Table && hooked instanceof WebAssembly.Global) {
-      const { w32, w64 } = new WebAssembly.Instance(new WebAssembly.Module(TRAMPOLINES), {
-        h: {
-          w32: new jspi.Suspending((addr: number, expected: number, timeout: bigint) => this.wait(memory, addr >>> 0, 4, expected, timeout)),
-          w64: new jspi.Suspending((addr: number, expected: bigint, timeout: bigint) => this.wait(memory, addr >>> 0, 8, expected, timeout)),
-        },
-      }).exports;
-      waits.set(0, w32);
-      waits.set(1, w64);
-      hooked.value = 1;
-    }
+    setWaitHook(exports, (addr, size, expected, timeoutNs) => this.wait(memory, addr, size, expected, timeoutNs), (f) => new jspi.Suspending(f));
     const yields = exports[YIELD_EXPORT], armed = exports[ARMED_EXPORT];
     if (yields instanceof WebAssembly.Table && armed instanceof WebAssembly.Global) {
       const { y } = new WebAssembly.Instance(new WebAssembly.Module(YIELD_TRAMPOLINE), { h: { y: new jspi.Suspending(this.yieldFn) } }).exports;
@@ -158,7 +146,6 @@ class Host {
    * at once when it need not wait, else a Promise of it; ExitSignal once the program has ended.
    */
   private wait(memory: WebAssembly.Memory, addr: number, size: 4 | 8, expected: number | bigint, timeoutNs: bigint): number | Promise<number> {
-    if (addr % size !== 0) throw new WebAssembly.RuntimeError('unaligned atomic access in a wait');
     if (this.ctl.exited) throw new ExitSignal(this.ctl.exitCode);
     const view = size === 4 ? new Int32Array(memory.buffer) : new BigInt64Array(memory.buffer);
     const timeout = timeoutNs < 0n ? Infinity : Number(timeoutNs) / 1e6;

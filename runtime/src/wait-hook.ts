@@ -26,7 +26,7 @@ export const RESULTS: Record<string, number> = { ok: 0, 'not-equal': 1, 'timed-o
  * A module of two functions, `w32` (i32, i32, i64) -> i32 and `w64` (i32, i64, i64) -> i32, each
  * the import of the same name from `h`: the way to put a JS function into a wasm funcref table.
  */
-export const TRAMPOLINES = new Uint8Array([
+const TRAMPOLINES = new Uint8Array([
   0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
   0x01, 0x0f, 0x02, 0x60, 0x03, 0x7f, 0x7f, 0x7e, 0x01, 0x7f, 0x60, 0x03, 0x7f, 0x7e, 0x7e, 0x01, 0x7f, // types
   0x02, 0x11, 0x02, 0x01, 0x68, 0x03, 0x77, 0x33, 0x32, 0x00, 0x00, 0x01, 0x68, 0x03, 0x77, 0x36, 0x34, 0x00, 0x01, // imports h.w32, h.w64
@@ -34,14 +34,43 @@ export const TRAMPOLINES = new Uint8Array([
 ]);
 
 /**
+ * A wait as the hook calls it: the instruction's address (aligned), operand size, expected value
+ * and timeout in ns (negative: none); its result (0 woken, 1 not equal, 2 timed out), or a Promise
+ * of it (a hosted thread's wait, made a WebAssembly.Suspending import by `wrap`).
+ */
+export type HookedWait = (addr: number, size: 4 | 8, expected: number | bigint, timeoutNs: bigint) => number | Promise<number>;
+
+/**
+ * Routes the waits of `exports` (an instance of a rewritten module) through `wait`: puts it in the
+ * hook's table (each import first made an import value by `wrap`) and turns the hook on. An
+ * unaligned address traps before `wait` is called, as the instruction does. Returns false when
+ * the module has no hook (no wait, or not rewritten). Also used by host-worker.ts.
+ */
+export function setWaitHook(exports: WebAssembly.Exports, wait: HookedWait, wrap: (f: (...args: any[]) => unknown) => unknown = (f) => f): boolean {
+  const table = exports[HOOKS_EXPORT], hooked = exports[HOOKED_EXPORT];
+  if (!(table instanceof WebAssembly.Table) || !(hooked instanceof WebAssembly.Global)) return false;
+  const aligned = (addr: number, size: 4 | 8, expected: number | bigint, timeoutNs: bigint): number | Promise<number> => {
+    if (addr % size !== 0) throw new WebAssembly.RuntimeError('unaligned atomic access in a wait');
+    return wait(addr, size, expected, timeoutNs);
+  };
+  const { w32, w64 } = new WebAssembly.Instance(new WebAssembly.Module(TRAMPOLINES), {
+    h: {
+      w32: wrap((addr: number, expected: number, timeout: bigint) => aligned(addr >>> 0, 4, expected, timeout)),
+      w64: wrap((addr: number, expected: bigint, timeout: bigint) => aligned(addr >>> 0, 8, expected, timeout)),
+    } as WebAssembly.ModuleImports,
+  }).exports;
+  table.set(0, w32);
+  table.set(1, w64);
+  hooked.value = 1;
+  return true;
+}
+
+/**
  * Routes the waits of `exports` (an instance of a rewritten module) through an interruptible
  * wait. Returns false when the module has no hook (no wait, or not rewritten).
  */
 export function installWaitHook(exports: WebAssembly.Exports, memory: WebAssembly.Memory, ctl: Control): boolean {
-  const table = exports[HOOKS_EXPORT], hooked = exports[HOOKED_EXPORT];
-  if (!(table instanceof WebAssembly.Table) || !(hooked instanceof WebAssembly.Global)) return false;
-  const wait = (addr: number, size: 4 | 8, expected: number | bigint, timeoutNs: bigint): number => {
-    if (addr % size !== 0) throw new WebAssembly.RuntimeError('unaligned atomic access in a wait');
+  return setWaitHook(exports, (addr, size, expected, timeoutNs) => {
     // The buffer of this thread's current view (grown memory: a longer one).
     const view = size === 4 ? new Int32Array(memory.buffer) : new BigInt64Array(memory.buffer);
     const deadline = timeoutNs < 0n ? Infinity : performance.now() + Number(timeoutNs) / 1e6;
@@ -51,15 +80,5 @@ export function installWaitHook(exports: WebAssembly.Exports, memory: WebAssembl
       const result = Atomics.wait(view as Int32Array, addr / size, expected as number, slice);
       if (result !== 'timed-out' || performance.now() >= deadline) return RESULTS[result]!;
     }
-  };
-  const { w32, w64 } = new WebAssembly.Instance(new WebAssembly.Module(TRAMPOLINES), {
-    h: {
-      w32: (addr: number, expected: number, timeout: bigint) => wait(addr >>> 0, 4, expected, timeout),
-      w64: (addr: number, expected: bigint, timeout: bigint) => wait(addr >>> 0, 8, expected, timeout),
-    },
-  }).exports;
-  table.set(0, w32);
-  table.set(1, w64);
-  hooked.value = 1;
-  return true;
+  });
 }
