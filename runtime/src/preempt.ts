@@ -36,11 +36,11 @@
  * appended); every body with a loop is re-encoded, so code offsets move (branch hints are dropped);
  * a body the walker cannot follow leaves the module unchanged (`unchanged` says why): the host
  * worker then ends the program with that reason rather than run threads that cannot be preempted.
- * Cost: two global reads, a compare, a branch and a store per loop iteration (bench/runtime/
- * experiments/thread-cost.mjs, `preempt` rows).
+ * Cost: a local's add, a mask, a compare and a branch hinted not taken per loop iteration
+ * (bench/runtime/experiments/preempt-cost.mjs; bench/results/threads-jspi-2026-11-27).
  */
 import { CodeError, loopHeaders, skipLocals } from './wasm-code.js';
-import { appendEntries, concat, Cursor, customName, nameBytes, rank, readLayout, section, uleb, type Layout, type Section }
+import { appendEntries, concat, Cursor, customName, exportEntry, nameBytes, rank, readLayout, section, sleb, uleb, type Layout, type Section }
   from './thread-guards.js';
 
 /** The exports of the preemption hook: the table of the yield function, and the global that arms it. */
@@ -73,21 +73,20 @@ export function preemptible(bytes: Uint8Array): PreemptResult {
   const globalCheck = [0x23, ...uleb(budget), 0x45, 0x04, 0x40, 0x10, ...uleb(expired), 0x0b,
     0x23, ...uleb(budget), 0x41, 0x01, 0x6b, 0x24, ...uleb(budget)];
   const localCheck = (n: number): number[] => [0x20, ...uleb(n), 0x41, 0x01, 0x6a, 0x22, ...uleb(n),
-    0x41, ...sleb32(BUDGET - 1), 0x71, 0x45, 0x04, 0x40, 0x10, ...uleb(expired), 0x0b];
+    0x41, ...sleb(BigInt(BUDGET - 1)), 0x71, 0x45, 0x04, 0x40, 0x10, ...uleb(expired), 0x0b];
   let code: Uint8Array, loops: number, hints: number[][];
   try { [code, loops, hints] = codeWithBudget(bytes, layout, localCheck, globalCheck); } catch (e) {
     if (e instanceof CodeError || e instanceof RangeError) return unchanged(`a function body could not be walked: ${e.message}`);
     throw e;
   }
-  const expiredBody = [0x00, 0x41, ...sleb32(BUDGET), 0x24, ...uleb(budget),
+  const expiredBody = [0x00, 0x41, ...sleb(BigInt(BUDGET)), 0x24, ...uleb(budget),
     0x23, ...uleb(armed), 0x04, 0x40, 0x41, 0x00, 0x11, ...uleb(voidType), ...uleb(table), 0x0b, 0x0b];
   const find = (id: number): Section | undefined => layout.sections.find((s) => s.id === id);
-  const exportEntry = (name: string, kind: number, index: number): number[] => [...nameBytes(name), kind, ...uleb(index)];
   const replaced = new Map<number, Uint8Array>([
     [1, appendEntries(bytes, find(1), [[0x60, 0, 0]])],
     [3, appendEntries(bytes, find(3), [uleb(voidType)])],
     [4, appendEntries(bytes, find(4), [[0x70, 0x00, 1]])],
-    [6, appendEntries(bytes, find(6), [[I32, 0x01, 0x41, ...sleb32(BUDGET), 0x0b], [I32, 0x01, 0x41, 0x00, 0x0b]])],
+    [6, appendEntries(bytes, find(6), [[I32, 0x01, 0x41, ...sleb(BigInt(BUDGET)), 0x0b], [I32, 0x01, 0x41, 0x00, 0x0b]])],
     [7, appendEntries(bytes, find(7), [exportEntry(YIELD_EXPORT, 1, table), exportEntry(ARMED_EXPORT, 3, armed)])],
     [10, appendCode(code, [expiredBody])],
   ]);
@@ -176,14 +175,4 @@ function appendCode(content: Uint8Array, bodies: readonly number[][]): Uint8Arra
   const c = new Cursor(content, 0);
   const count = c.u32();
   return concat([uleb(count + bodies.length), content.subarray(c.pos), ...bodies.map((body) => [...uleb(body.length), ...body])]);
-}
-
-function sleb32(n: number): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const byte = n & 0x7f;
-    n >>= 7;
-    if ((n === 0 && !(byte & 0x40)) || (n === -1 && byte & 0x40)) { out.push(byte); return out; }
-    out.push(byte | 0x80);
-  }
 }

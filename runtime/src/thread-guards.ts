@@ -361,7 +361,12 @@ export function nameBytes(name: string): number[] {
   return [...uleb(n.length), ...n];
 }
 
-function sleb(n: bigint): number[] {
+/** An export section entry: `name`, its kind (1 table, 3 global, ...) and index. */
+export function exportEntry(name: string, kind: number, index: number): number[] {
+  return [...nameBytes(name), kind, ...uleb(index)];
+}
+
+export function sleb(n: bigint): number[] {
   const out: number[] = [];
   for (;;) {
     const byte = Number(n & 0x7fn);
@@ -507,7 +512,6 @@ function emit(b: Uint8Array, layout: Layout, bodies: Body[]): Uint8Array {
   const hook: HookRefs = { hooked: known + 1, table: layout.importedTables + layout.definedTables, typeOf: (site) => typeIndex(typeOf(site)) };
   const hookGlobal = [I32, 0x01, 0x41, 0x00, 0x0b];
   const hookTable = [0x70 /* funcref */, 0x00, 2];
-  const exportEntry = (name: string, kind: number, index: number): number[] => [...nameBytes(name), kind, ...uleb(index)];
   const hookExports = [exportEntry(HOOKS_EXPORT, 1, hook.table), exportEntry(HOOKED_EXPORT, 3, hook.hooked)];
   const added = [...guards.map((g) => guardBody(b, g, known, hook)), ...(inline ? [refreshBody(known)] : [])];
   const code = codeSection(b, layout.code!, bodies, replacementsFor(b, bodies, guardMap, refs), added);
