@@ -16,7 +16,7 @@ import { ExitSignal } from './errors.js';
 import { OutputRings } from './output.js';
 import type { Platform } from './platform/types.js';
 import type { WasiHost } from './wasi/host.js';
-import { wasiPreview1 } from './wasi/preview1.js';
+import { SUSPENDING, wasiPreview1 } from './wasi/preview1.js';
 import { shareMonotonicFloor } from './wasi/clock.js';
 import { shareYieldWords } from './wasi/proc.js';
 import { StdinPipe } from './stdin.js';
@@ -225,12 +225,9 @@ function suspendingPreview1(wasi: Record<string, (...args: any[]) => number>, st
     stdio.stdinWait = undefined;
     return wait ? wait.then(() => readAgain(fd, iovs, n, nread)) : errno;
   };
-  return {
-    ...wasi,
-    poll_oneoff: new jspi.Suspending(wasi.poll_oneoff!),
-    sched_yield: new jspi.Suspending(wasi.sched_yield!),
-    fd_read: new jspi.Suspending(readAgain),
-  };
+  const imports: WebAssembly.ModuleImports = { ...wasi, fd_read: new jspi.Suspending(readAgain) };
+  for (const name of SUSPENDING) imports[name] = new jspi.Suspending(wasi[name]!);
+  return imports;
 }
 
 /**

@@ -109,8 +109,11 @@ function guard(name: string, f: WasiFunction, onUnexpected: (fn: string, e: unkn
   }
 }
 
-/** The functions that may return a Promise with the `suspending` option. */
-const SUSPENDING = new Set<string>(['poll_oneoff', 'sched_yield']);
+/**
+ * The functions that may return a Promise with the `suspending` option (a hosted thread's
+ * instance imports each as a WebAssembly.Suspending: thread.ts `suspendingPreview1`).
+ */
+export const SUSPENDING: ReadonlySet<string> = new Set(['poll_oneoff', 'sched_yield']);
 
 /** `guard` for a function that may return a Promise of its errno: a rejection becomes an errno too. */
 function guardSuspending(name: string, f: (...args: any[]) => number | Promise<number>, onUnexpected: (fn: string, e: unknown) => void) {

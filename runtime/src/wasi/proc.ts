@@ -30,9 +30,12 @@
  *   in the sets that had them; spins of 0, 64 or 4096 loads and fixed sleeps of 50 or 100 us
  *   did not separate from noise.
  *
- * Thread rules: per-thread state in this module (each thread runs in its own worker); the only
- * shared state is the program's count of threads sleeping in sched_yield (`shareYieldWords`: a
- * word of the control block, changed with Atomics.add/sub around each sleep).
+ * Thread rules: per-thread state in this module (each thread runs in its own worker), except on a
+ * host worker (host-worker.ts), whose hosted threads share `backoff.last`: there one thread's
+ * yield may count as the previous yield of another's run, which then suspends for one turn of the
+ * event loop (yieldHosted) rather than spin. Shared between threads: the program's count of
+ * threads sleeping in sched_yield (`shareYieldWords`: a word of the control block, changed with
+ * Atomics.add/sub around each sleep).
  */
 import { ERRNO_INVAL, ERRNO_NOTSUP, ERRNO_SUCCESS, SIGNAL_MAX } from './constants.js';
 import { fail } from './errno.js';
