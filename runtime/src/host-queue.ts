@@ -104,6 +104,9 @@ export class HostQueue {
     return t;
   }
 
+  /** Whether threads are queued that no host worker took yet (a racy read: a hint). */
+  get waiting(): boolean { return Atomics.load(this.words, HEAD) !== Atomics.load(this.words, TAIL); }
+
   /** The push counter, read before `pop` so that a push after it ends the wait on it (`changed`). */
   get seq(): number { return Atomics.load(this.words, SEQ); }
 

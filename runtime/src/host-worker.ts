@@ -86,7 +86,7 @@ async function endOf(ctl: Control): Promise<typeof ENDED> {
 
 /** The threads of this worker. */
 class Host {
-  /** Threads started and not yet ended: a budget yield suspends only when another one exists. */
+  /** Threads started and not yet ended: a budget yield suspends only when another one exists (or waits in the queue). */
   private live = 0;
   /**
    * Factories of ended threads, for the next ones: as a pool worker keeps one for all its threads,
@@ -98,7 +98,10 @@ class Host {
 
   constructor(private readonly ctl: Control, private readonly stdio: ThreadStdio, private readonly init: WorkerInit,
     private readonly platform: Platform, private readonly ended: Promise<typeof ENDED>, private readonly queue: HostQueue) {
-    this.yieldFn = () => (this.live > 1 ? new Promise<void>((resolve) => setImmediate(resolve)) : undefined);
+    // A turn of the event loop when another thread runs here, or waits in the queue: a thread
+    // that spins alone on a worker would otherwise keep it from taking the next queued thread,
+    // the one it may be waiting for (every other host worker being as busy).
+    this.yieldFn = () => (this.live > 1 || queue.waiting ? new Promise<void>((resolve) => setImmediate(resolve)) : undefined);
   }
 
   /** Instantiates `t`'s instance and runs it until its first suspension (or its end). */
