@@ -13,7 +13,7 @@
  * bundle.mjs), its path, Node's version and arch and this process's V8 options (execArgv,
  * NODE_OPTIONS). V8 checks a cache's V8 version and flags itself, but of the source only its
  * length: another bundle of the same length must never run this one's code, hence the content
- * hash. A cache V8 refuses anyway is replaced at exit. `cli/` keeps the CLI_ENTRIES newest
+ * hash. A cache V8 refuses anyway is replaced at exit, unless V8's flags changed during the run. `cli/` keeps the CLI_ENTRIES newest
  * entries (a bench snapshot, a rebuild, another Node line each make one). Without a cache directory
  * (SPINDLE_CACHE_DIR=none) the bundle is required as Node would. Code compiled by a vm.Script
  * may not `import()` (Node 20-26, without --experimental-vm-modules): hence the subcommands here.
@@ -24,6 +24,7 @@ import { readFileSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type * as V8 from 'node:v8';
 import type * as Vm from 'node:vm';
 import { cacheDir, keepNewest, writeEntryAtomic } from './platform/node/cache-dir.js';
 
@@ -58,7 +59,12 @@ function runBundle(): void {
   const source = `(function (exports, require, module, __filename, __dirname) {${readFileSync(bundle, 'utf8')}\n})`;
   const script = new vm.Script(source, { filename: bundle, cachedData });
   if (!cachedData || script.cachedDataRejected) {
+    // V8 stamps a cache with its flags, and a run that hosted threads on Node 22 set one
+    // (jspi.ts workerJspiFlag): a cache written then would be refused by the next run.
+    const { cachedDataVersionTag } = requireHere('node:v8') as typeof V8;
+    const tag = cachedDataVersionTag();
     process.once('exit', () => {
+      if (cachedDataVersionTag() !== tag) return;
       if (writeEntryAtomic(file, script.createCachedData())) keepNewest(dirname(file), CLI_ENTRIES);
     });
   }

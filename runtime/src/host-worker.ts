@@ -1,10 +1,10 @@
 /**
  * A host worker (docs/threads-beyond-the-pool.md): one per core, all started by the first spawn
- * beyond the pool on a JS engine with JSPI (WebAssembly.Suspending), each running on its one JS
- * thread the threads it takes from the queue (host-queue.ts). Each thread has its own instance of
- * the preemptible compile (preempt.ts) and runs `wasi_thread_start` through
- * `WebAssembly.promising`; where it would block, it suspends instead and the worker's event loop
- * runs the others:
+ * beyond the pool where workers have JSPI (the engine's own, or Node 22's behind a flag set at
+ * that spawn: jspi.ts), each running on its one JS thread the threads it takes from the queue
+ * (host-queue.ts). Each thread has its own instance of the preemptible compile (preempt.ts) and
+ * runs `wasi_thread_start` through its factory's Suspension (jspi.ts: `promising`); where it would
+ * block, it suspends instead and the worker's event loop runs the others:
  *
  * - memory.atomic.wait32/64: the thread guards route every wait through the instance's wait hook
  *   (thread-guards.ts, file comment 3); here the hook awaits Atomics.waitAsync on the same address
@@ -28,9 +28,9 @@ import { Control, STATE, STATE_EXITED } from './control.js';
 import { ExitSignal } from './errors.js';
 import { HostQueue, type HostedThread } from './host-queue.js';
 import { ARMED_EXPORT, preemptible, YIELD_EXPORT } from './preempt.js';
+import type { Suspension } from './jspi.js';
 import type { Platform } from './platform/types.js';
 import type { WorkerInit } from './protocol.js';
-import { jspi } from './jspi.js';
 import { reportFailure, reportTrap, ThreadFactory, ThreadStdio } from './thread.js';
 import { RESULTS, setWaitHook } from './wait-hook.js';
 
@@ -118,27 +118,21 @@ class Host {
     }
     const memory = this.init.memory;
     if (memory && memory.buffer.byteLength < t.pages * 65536) memory.grow(0); // as pool-worker.ts refreshMemoryView
-    this.hook(exports, factory.wasiHost.memory);
+    const jspi = factory.suspension!;
+    this.hook(exports, factory.wasiHost.memory, jspi);
     factory.wasiHost.threadId = t.tid;
     this.live++;
-    const run = jspi.promising(exports.wasi_thread_start as (tid: number, arg: number) => void);
-    let done: Promise<unknown>;
-    try {
-      done = run(t.tid, t.arg);
-    } catch (e) {
-      done = Promise.reject(e);
-    }
-    done.then(() => undefined, (e: unknown) => {
+    jspi.run(exports.wasi_thread_start as (tid: number, arg: number) => void, t.tid, t.arg).then(() => undefined, (e: unknown) => {
       if (!(e instanceof ExitSignal)) reportTrap(this.stdio, this.ctl, t.tid, e);
     }).finally(() => { this.live--; this.free.push(factory); this.queue.release(); });
   }
 
   /** Fills the instance's wait hook and preemption hook with suspending functions, and arms them. */
-  private hook(exports: WebAssembly.Exports, memory: WebAssembly.Memory): void {
-    setWaitHook(exports, (addr, size, expected, timeoutNs) => this.wait(memory, addr, size, expected, timeoutNs), (f) => new jspi.Suspending(f));
+  private hook(exports: WebAssembly.Exports, memory: WebAssembly.Memory, jspi: Suspension): void {
+    setWaitHook(exports, (addr, size, expected, timeoutNs) => this.wait(memory, addr, size, expected, timeoutNs), (f, sig) => jspi.suspending(f, sig));
     const yields = exports[YIELD_EXPORT], armed = exports[ARMED_EXPORT];
     if (yields instanceof WebAssembly.Table && armed instanceof WebAssembly.Global) {
-      const { y } = new WebAssembly.Instance(new WebAssembly.Module(YIELD_TRAMPOLINE), { h: { y: new jspi.Suspending(this.yieldFn) } }).exports;
+      const { y } = new WebAssembly.Instance(new WebAssembly.Module(YIELD_TRAMPOLINE), { h: { y: jspi.suspending(this.yieldFn, [[], []]) } }).exports;
       yields.set(0, y);
       armed.value = 1;
     }

@@ -1,20 +1,180 @@
 /**
- * JSPI (JavaScript Promise Integration), typed: `WebAssembly.Suspending` (an import that may
- * suspend the wasm stack that calls it until the Promise it returns settles) and
- * `WebAssembly.promising` (an export whose call returns a Promise, the stack it runs on being
- * the one that suspends). Present without flags in Node 24 and 26, Chromium and Firefox; absent
- * in Node 20 and 22 and WebKit (checked 2026-11-27, docs/threads-beyond-the-pool.md).
+ * JSPI (JavaScript Promise Integration): a wasm stack that suspends in a call of an import until
+ * the Promise it returned settles, while its JS thread runs other code. The one place that knows
+ * which form the engine has; host-worker.ts, thread.ts and wait-hook.ts ask for a `Suspension`
+ * and never see the difference:
+ *
+ * - the standard form, `WebAssembly.Suspending` and `WebAssembly.promising`: without flags in
+ *   Node 24 and 26, Chromium and Firefox (checked 2026-11-27);
+ * - the earlier form (V8 12.4: Node 22, in workers started after the V8 flag
+ *   `--experimental-wasm-jspi` was set at run time, WORKER_JSPI_FLAGS): `new
+ *   WebAssembly.Function(type, f, {suspending: 'first'})` is an import whose FIRST parameter is a
+ *   `WebAssembly.Suspender` (externref) and `new WebAssembly.Function(type, export, {promising:
+ *   'first'})` an export wrapper that creates one and passes it first. A program's imports
+ *   cannot pass it, so each Suspension holds a small instance (`SCOPE`) with a mutable externref
+ *   global: its entry stores the suspender there and calls the thread's start through a table;
+ *   each suspending import is a wrapper (`WRAPPER`, one module per signature) with the import's
+ *   own signature that passes `global.get` first. Hence the rule: one call through a
+ *   Suspension's `promising` at a time (a thread factory runs one thread at a time).
+ *
+ * Node 20 (V8 11.3) has the earlier form under `--experimental-wasm-stack-switching`, but a
+ * process that sets it at run time crashes at the next garbage collection of any isolate
+ * started before (docs/known-issues/node20-stack-switching-flag.md): not listed.
  */
-interface Jspi {
+import { concat, nameBytes, section, uleb } from './thread-guards.js';
+
+interface StandardJspi {
   Suspending: new (f: (...args: any[]) => unknown) => WebAssembly.ImportValue;
   promising<A extends unknown[]>(f: (...args: A) => unknown): (...args: A) => Promise<unknown>;
 }
 
-/** Whether this engine has JSPI. */
+type ValueType = 'i32' | 'i64' | 'f32' | 'f64' | 'externref';
+interface FunctionType { parameters: ValueType[]; results: ValueType[] }
+interface SuspenderJspi {
+  Suspender: new () => unknown;
+  Function: new (type: FunctionType, f: unknown, usage?: { suspending?: 'first'; promising?: 'first' }) => (...args: any[]) => any;
+}
+
+/** A wasm function type of the numeric types: parameters and results, e.g. `[['i32'], ['i32']]`. */
+export type Signature = readonly [params: readonly ('i32' | 'i64' | 'f32' | 'f64')[], results: readonly ('i32' | 'i64' | 'f32' | 'f64')[]];
+
+/** Whether this engine has the standard JSPI. */
 export function hasJspi(): boolean {
-  const w = WebAssembly as unknown as Partial<Jspi>;
+  const w = WebAssembly as unknown as Partial<StandardJspi>;
   return typeof w.Suspending === 'function' && typeof w.promising === 'function';
 }
 
-/** WebAssembly with JSPI's two members: call only where `hasJspi()`. */
-export const jspi = WebAssembly as unknown as Jspi;
+/** Whether this engine has the earlier JSPI (a Suspender as first parameter). */
+function hasSuspenderJspi(): boolean {
+  const w = WebAssembly as unknown as Partial<SuspenderJspi>;
+  return typeof w.Suspender === 'function' && typeof w.Function === 'function';
+}
+
+/**
+ * V8 versions whose workers get the earlier JSPI when this flag is set in the running process
+ * (by any thread; workers started before keep what they had), and nothing else we could measure
+ * (docs/threads-beyond-the-pool.md): Node 22's V8 12.4.
+ */
+const WORKER_JSPI_FLAGS: ReadonlyArray<readonly [v8Prefix: string, flag: string]> = [['12.4.', '--experimental-wasm-jspi']];
+
+/**
+ * The V8 flag that gives workers started after it JSPI, where this engine lacks it and a flag set
+ * at run time is known to give it safely; undefined elsewhere.
+ */
+export function workerJspiFlag(): string | undefined {
+  if (hasJspi()) return undefined;
+  const v8 = typeof process === 'undefined' ? undefined : process.versions?.v8;
+  return v8 ? WORKER_JSPI_FLAGS.find(([prefix]) => v8.startsWith(prefix))?.[1] : undefined;
+}
+
+/** Whether workers started by this process can have JSPI: the engine's own, or through workerJspiFlag. */
+export function jspiForWorkers(): boolean {
+  return hasJspi() || workerJspiFlag() !== undefined;
+}
+
+/** The engine's JSPI for one thread at a time (see the file comment). */
+export interface Suspension {
+  /**
+   * An import value of type `sig` that calls `f` and, when `f` returns a Promise, suspends the
+   * calling wasm stack until it settles (its value is the import's result; a rejection, or a
+   * throw, propagates as an exception).
+   */
+  suspending(f: (...args: any[]) => unknown, sig: Signature): WebAssembly.ImportValue;
+  /** Calls `start` (a wasm export (i32, i32) -> ()) on a stack that may suspend; its Promise settles at its end. */
+  run(start: (a: number, b: number) => void, a: number, b: number): Promise<unknown>;
+}
+
+/** A Suspension for this engine. Call only where it has JSPI (a host worker: jspiForWorkers). */
+export function suspension(): Suspension {
+  if (hasJspi()) {
+    const w = WebAssembly as unknown as StandardJspi;
+    return { suspending: (f) => new w.Suspending(f), run: (start, a, b) => settle(() => w.promising(start)(a, b)) };
+  }
+  if (hasSuspenderJspi()) return new SuspenderScope();
+  throw new Error('this JS engine has no JSPI (WebAssembly.Suspending)');
+}
+
+const TYPE_CODE: Record<ValueType, number> = { i32: 0x7f, i64: 0x7e, f32: 0x7d, f64: 0x7c, externref: 0x6f };
+const funcType = (params: readonly ValueType[], results: readonly ValueType[]): number[] =>
+  [0x60, ...uleb(params.length), ...params.map((t) => TYPE_CODE[t]), ...uleb(results.length), ...results.map((t) => TYPE_CODE[t])];
+const HEADER = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
+
+/**
+ * The scope of one Suspension (earlier form): global 0 (mut externref, exported `s`), table 0 of
+ * one funcref (`t`), and `enter` (externref, i32, i32) -> (): stores its suspender in the global
+ * and calls t[0](a, b).
+ */
+const SCOPE = concat([
+  HEADER,
+  section(1, [2, ...funcType(['externref', 'i32', 'i32'], []), ...funcType(['i32', 'i32'], [])]),
+  section(3, [1, 0]),
+  section(4, [1, 0x70, 0x00, 1]),
+  section(6, [1, 0x6f, 0x01, 0xd0, 0x6f, 0x0b]),
+  section(7, [3, ...nameBytes('enter'), 0, 0, ...nameBytes('s'), 3, 0, ...nameBytes('t'), 1, 0]),
+  section(10, [1, ...withSize([0, 0x20, 0, 0x24, 0, 0x20, 1, 0x20, 2, 0x41, 0, 0x11, 1, 0, 0x0b])]),
+]);
+
+function withSize(body: number[]): number[] {
+  return [...uleb(body.length), ...body];
+}
+
+/**
+ * A wrapper of type `sig`: imports `h.s` (the scope's global) and `h.f` (externref, ...sig) ->
+ * results, and exports `w`, which calls `h.f(global.get s, ...its parameters)`.
+ */
+function wrapperModule(sig: Signature): WebAssembly.Module {
+  const [params, results] = sig;
+  const body = [0, 0x23, 0, ...params.flatMap((_, i) => [0x20, ...uleb(i)]), 0x10, 0, 0x0b];
+  return new WebAssembly.Module(concat([
+    HEADER,
+    section(1, [2, ...funcType(params, results), ...funcType(['externref', ...params], results)]),
+    section(2, [2, ...nameBytes('h'), ...nameBytes('s'), 3, 0x6f, 0x01, ...nameBytes('h'), ...nameBytes('f'), 0, 1]),
+    section(3, [1, 0]),
+    section(7, [1, ...nameBytes('w'), 0, 1]),
+    section(10, [1, ...withSize(body)]),
+  ]) as Uint8Array<ArrayBuffer>);
+}
+
+/** Wrapper modules by signature, compiled once per thread (a worker's). */
+const wrappers = new Map<string, WebAssembly.Module>();
+let scopeModule: WebAssembly.Module | undefined;
+
+class SuspenderScope implements Suspension {
+  private readonly table: WebAssembly.Table;
+  private readonly global: WebAssembly.Global;
+  private readonly enter: (a: number, b: number) => Promise<unknown>;
+
+  constructor() {
+    const w = WebAssembly as unknown as SuspenderJspi;
+    scopeModule ??= new WebAssembly.Module(SCOPE as Uint8Array<ArrayBuffer>);
+    const { enter, s, t } = new WebAssembly.Instance(scopeModule).exports;
+    this.global = s as WebAssembly.Global;
+    this.table = t as WebAssembly.Table;
+    this.enter = new w.Function({ parameters: ['i32', 'i32'], results: ['externref'] }, enter, { promising: 'first' });
+  }
+
+  suspending(f: (...args: any[]) => unknown, sig: Signature): WebAssembly.ImportValue {
+    const w = WebAssembly as unknown as SuspenderJspi;
+    const key = sig.map((ts) => ts.join(',')).join('->');
+    let module = wrappers.get(key);
+    if (!module) wrappers.set(key, module = wrapperModule(sig));
+    const [params, results] = sig;
+    // V8 passes `f` the import's parameters after the suspender (it keeps that one).
+    const g = new w.Function({ parameters: ['externref', ...params], results: [...results] }, f, { suspending: 'first' });
+    return new WebAssembly.Instance(module, { h: { s: this.global, f: g } }).exports.w!;
+  }
+
+  run(start: (a: number, b: number) => void, a: number, b: number): Promise<unknown> {
+    this.table.set(0, start as unknown as WebAssembly.ExportValue);
+    return settle(() => this.enter(a, b));
+  }
+}
+
+/** `call()`'s Promise, or a rejected one when it throws. */
+function settle(call: () => Promise<unknown>): Promise<unknown> {
+  try {
+    return call();
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}

@@ -11,7 +11,7 @@
 import { SpindleError } from './errors.js';
 import { isWasm, readImports, type MemoryImport } from './wasm-imports.js';
 import { isSharedBuffer } from './shared-buffer.js';
-import { hasJspi } from './jspi.js';
+import { jspiForWorkers } from './jspi.js';
 import { guardThreads, type GuardResult } from './thread-guards.js';
 import { compileKeepingAlive } from './compile-policy.js';
 
@@ -73,7 +73,7 @@ function withGuards(program: LoadedProgram, guard: ReturnType<typeof guardThread
   // Kept only where threads can be hosted (JSPI; elsewhere they would only hold memory), and only
   // when every wait of the module goes through the wrapper: a raw wait in a hosted thread would
   // block its host worker, so such a program keeps a worker per thread.
-  const hostable = hasJspi() && (unchanged === undefined || guard.walked === true);
+  const hostable = jspiForWorkers() && (unchanged === undefined || guard.walked === true);
   return { ...program, threadGuards: { bulk, waits, functions, ...(unchanged ? { unchanged } : {}) }, ...(hostable ? { threadBytes: guard.bytes } : {}) };
 }
 

@@ -25,9 +25,9 @@
  * limit counts in a per-instance global instead (`$budget`: reset by $expired).
  *
  * `$yields` is an appended table of one funcref, exported as YIELD_EXPORT, that the host worker
- * fills with a `WebAssembly.Suspending` function (through a trampoline, as wait-hook.ts does);
+ * fills with a suspending function (jspi.ts; through a trampoline, as wait-hook.ts does);
  * `$armed` an appended i32 global exported as ARMED_EXPORT, 0 until the host worker sets it right
- * before it calls `wasi_thread_start` through `WebAssembly.promising`: a loop that runs out of
+ * before it calls `wasi_thread_start` through JSPI's `promising`: a loop that runs out of
  * budget while the instance is still being created (a start function) must not suspend (there is
  * no promising frame to suspend to: SuspendError). Globals are per instance, and each hosted
  * thread has its own instance, so the budget is per thread.

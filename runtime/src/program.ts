@@ -20,7 +20,7 @@ import type { MemoryMounts } from './fs/memory-mounts.js';
 import { isSharedBuffer } from './shared-buffer.js';
 import { PoolKeeper } from './pool.js';
 import { HostQueue } from './host-queue.js';
-import { hasJspi } from './jspi.js';
+import { hasJspi, jspiForWorkers } from './jspi.js';
 import { installWaitHook } from './wait-hook.js';
 
 export type OutputOption = 'inherit' | ((chunk: Uint8Array) => void);
@@ -227,12 +227,15 @@ export class Program {
 
   /**
    * WorkerInit.hosting, when threads beyond the pool are hosted: the `hostThreads` option, a
-   * threaded program whose bytes are at hand, and JSPI in a Node (`process.versions.node`: the
-   * host worker is started by a spawning worker, which only Node allows).
+   * threaded program whose bytes are at hand, and JSPI for workers in a Node (`process.versions.node`:
+   * the host worker is started by a spawning worker, which only Node allows): the engine's own, or
+   * one a V8 flag gives workers started after it (Node 22: jspi.ts workerJspiFlag, set by the
+   * first spawn beyond the pool, never with hostThreads false).
    */
   private hosting(pool: number, mainSlots: number): WorkerInit['hosting'] {
     const bytes = this.program.threadBytes;
-    if (this.options.hostThreads === false || !this.program.usesThreads || !bytes || !this.init.memory || !hasJspi()) return undefined;
+    if (this.options.hostThreads === false || !this.program.usesThreads || !bytes || !this.init.memory || !jspiForWorkers()) return undefined;
+    if (!hasJspi() && !this.platform.setV8Flags) return undefined;
     if (typeof process === 'undefined' || !process.versions?.node) return undefined;
     const shared = new SharedArrayBuffer(bytes.length);
     new Uint8Array(shared).set(bytes);

@@ -11,7 +11,7 @@
  */
 import { Control, CMD_RUN_THREAD, SLOTS_USED } from './control.js';
 import { HostQueue } from './host-queue.js';
-import { jspi } from './jspi.js';
+import { suspension, workerJspiFlag, type Signature, type Suspension } from './jspi.js';
 import { ExitSignal } from './errors.js';
 import { OutputRings } from './output.js';
 import type { Platform } from './platform/types.js';
@@ -39,7 +39,7 @@ export class ThreadStdio {
   /**
    * Set in a host worker (host-worker.ts): a read of an empty stdin pipe returns EAGAIN at once
    * and leaves in `stdinWait` a Promise of the next write, which the hosted thread's fd_read (a
-   * WebAssembly.Suspending import) awaits before it reads again.
+   * suspending import: jspi.ts) awaits before it reads again.
    */
   hosted = false;
   stdinWait: Promise<unknown> | undefined;
@@ -154,6 +154,8 @@ export class ThreadFactory {
   private readonly host: Host;
   private readonly imports: WebAssembly.Imports;
   private exported: WebAssembly.Memory | undefined;
+  /** A hosted thread's JSPI (jspi.ts): its suspending imports, and the call of its start. */
+  readonly suspension: Suspension | undefined;
 
   /** `hosted`: the instance runs on a host worker (host-worker.ts): its blocking imports suspend instead. */
   constructor(private readonly init: WorkerInit, platform: Platform, stdio: ThreadStdio, private readonly hooks?: InstanceHooks, hosted = false) {
@@ -170,9 +172,10 @@ export class ThreadFactory {
     // instance keeps its own stdio table.
     const tty = stdio.ttyOf ?? init.stdioTty;
     const fds = init.fs ? threadFdTable(init.fs, this.host, tty, platform.hostFs, (f) => { this.host.exitFlush = f; }) : undefined;
+    if (hosted) this.suspension = suspension();
     this.imports = {
       // Like wasmtime: stdio is a character device only when it really is a terminal.
-      wasi_snapshot_preview1: hosted ? suspendingPreview1(wasiPreview1(this.host, { stdioIsTty: tty, fds, suspending: true }), stdio)
+      wasi_snapshot_preview1: this.suspension ? suspendingPreview1(wasiPreview1(this.host, { stdioIsTty: tty, fds, suspending: true }), stdio, this.suspension)
         : wasiPreview1(this.host, { stdioIsTty: tty, fds }),
       wasi: { 'thread-spawn': (arg: number) => spawnThread(init, platform, ctl, stdio, arg) },
     };
@@ -212,12 +215,12 @@ export class ThreadFactory {
 /**
  * The WASI imports of a hosted thread (host-worker.ts): poll_oneoff and sched_yield (built with
  * `suspending`: they return a Promise where they would block) and fd_read (a read of an empty
- * stdin pipe: ThreadStdio.hosted) become WebAssembly.Suspending imports, so the thread suspends
+ * stdin pipe: ThreadStdio.hosted) become suspending imports (jspi.ts), so the thread suspends
  * there and its worker runs its other threads. Any other import that blocks does so only for a
  * moment, on another JS thread's progress (the output ring's room, a lock held by a synchronous
  * call on another worker): see docs/threads-beyond-the-pool.md.
  */
-function suspendingPreview1(wasi: Record<string, (...args: any[]) => number>, stdio: ThreadStdio): WebAssembly.ModuleImports {
+function suspendingPreview1(wasi: Record<string, (...args: any[]) => number>, stdio: ThreadStdio, jspi: Suspension): WebAssembly.ModuleImports {
   const read = wasi.fd_read!;
   const readAgain = (fd: number, iovs: number, n: number, nread: number): number | Promise<number> => {
     const errno = read(fd, iovs, n, nread);
@@ -225,10 +228,17 @@ function suspendingPreview1(wasi: Record<string, (...args: any[]) => number>, st
     stdio.stdinWait = undefined;
     return wait ? wait.then(() => readAgain(fd, iovs, n, nread)) : errno;
   };
-  const imports: WebAssembly.ModuleImports = { ...wasi, fd_read: new jspi.Suspending(readAgain) };
-  for (const name of SUSPENDING) imports[name] = new jspi.Suspending(wasi[name]!);
+  const imports: WebAssembly.ModuleImports = { ...wasi, fd_read: jspi.suspending(readAgain, WASI_TYPES.fd_read!) };
+  for (const name of SUSPENDING) imports[name] = jspi.suspending(wasi[name]!, WASI_TYPES[name]!);
   return imports;
 }
+
+/** The wasm types of the WASI calls that suspend (witx: every pointer and size an i32, errno the i32 result). */
+const WASI_TYPES: Record<string, Signature> = {
+  fd_read: [['i32', 'i32', 'i32', 'i32'], ['i32']],
+  poll_oneoff: [['i32', 'i32', 'i32', 'i32'], ['i32']],
+  sched_yield: [[], ['i32']],
+};
 
 /**
  * wasi-threads `thread-spawn`: a thread id > 0, or a negative value when no thread can start.
@@ -278,12 +288,24 @@ function hostThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: T
   if (tid < 0) { queue.release(); return -6; }
   queue.push({ tid, arg, pages: init.memory ? init.memory.buffer.byteLength / WASM_PAGE : 0 });
   // All host workers at the first hosted spawn: a hosted thread that computes then shares its
-  // worker with fewer others.
+  // worker with fewer others. Where the engine has JSPI only behind a flag (Node 22), the flag
+  // first: the host workers, started after it, have it (jspi.ts).
   while (queue.claimHost(hosts)) {
+    enableWorkerJspi(platform);
     ctl.noteStarted();
     platform.startWorker({ ...init, slot: -1, hostWorker: true }, (message) => reportFailure(stdio, ctl, message));
   }
   return tid;
+}
+
+let jspiFlagSet = false;
+
+/** Sets jspi.ts's workerJspiFlag, once per thread that starts host workers, where there is one. */
+function enableWorkerJspi(platform: Platform): void {
+  if (jspiFlagSet) return;
+  jspiFlagSet = true;
+  const flag = workerJspiFlag();
+  if (flag) platform.setV8Flags!(flag);
 }
 
 export function reportFailure(stdio: ThreadStdio, ctl: Control, message: string): void {

@@ -15,6 +15,7 @@
  */
 import type { Control } from './control.js';
 import { ExitSignal } from './errors.js';
+import type { Signature } from './jspi.js';
 import { HOOKED_EXPORT, HOOKS_EXPORT } from './thread-guards.js';
 
 /** How long a hooked wait sleeps before it looks at the program's state again (ms). */
@@ -36,7 +37,7 @@ const TRAMPOLINES = new Uint8Array([
 /**
  * A wait as the hook calls it: the instruction's address (aligned), operand size, expected value
  * and timeout in ns (negative: none); its result (0 woken, 1 not equal, 2 timed out), or a Promise
- * of it (a hosted thread's wait, made a WebAssembly.Suspending import by `wrap`).
+ * of it (a hosted thread's wait, made a suspending import by `wrap`: jspi.ts).
  */
 export type HookedWait = (addr: number, size: 4 | 8, expected: number | bigint, timeoutNs: bigint) => number | Promise<number>;
 
@@ -44,9 +45,10 @@ export type HookedWait = (addr: number, size: 4 | 8, expected: number | bigint, 
  * Routes the waits of `exports` (an instance of a rewritten module) through `wait`: puts it in the
  * hook's table (each import first made an import value by `wrap`) and turns the hook on. An
  * unaligned address traps before `wait` is called, as the instruction does. Returns false when
- * the module has no hook (no wait, or not rewritten). Also used by host-worker.ts.
+ * the module has no hook (no wait, or not rewritten). Also used by host-worker.ts (`wrap` gets
+ * each import's wasm type, which the earlier JSPI needs: jspi.ts).
  */
-export function setWaitHook(exports: WebAssembly.Exports, wait: HookedWait, wrap: (f: (...args: any[]) => unknown) => unknown = (f) => f): boolean {
+export function setWaitHook(exports: WebAssembly.Exports, wait: HookedWait, wrap: (f: (...args: any[]) => unknown, sig: Signature) => unknown = (f) => f): boolean {
   const table = exports[HOOKS_EXPORT], hooked = exports[HOOKED_EXPORT];
   if (!(table instanceof WebAssembly.Table) || !(hooked instanceof WebAssembly.Global)) return false;
   const aligned = (addr: number, size: 4 | 8, expected: number | bigint, timeoutNs: bigint): number | Promise<number> => {
@@ -55,8 +57,8 @@ export function setWaitHook(exports: WebAssembly.Exports, wait: HookedWait, wrap
   };
   const { w32, w64 } = new WebAssembly.Instance(new WebAssembly.Module(TRAMPOLINES), {
     h: {
-      w32: wrap((addr: number, expected: number, timeout: bigint) => aligned(addr >>> 0, 4, expected, timeout)),
-      w64: wrap((addr: number, expected: bigint, timeout: bigint) => aligned(addr >>> 0, 8, expected, timeout)),
+      w32: wrap((addr: number, expected: number, timeout: bigint) => aligned(addr >>> 0, 4, expected, timeout), [['i32', 'i32', 'i64'], ['i32']]),
+      w64: wrap((addr: number, expected: bigint, timeout: bigint) => aligned(addr >>> 0, 8, expected, timeout), [['i32', 'i64', 'i64'], ['i32']]),
     } as WebAssembly.ModuleImports,
   }).exports;
   table.set(0, w32);

@@ -14,8 +14,9 @@
  * bare-workers.mjs), node-workers-limits (the same with the Worker options spindle gives its
  * pool workers: the floor as low as we found it), wasmtime 46, native (gcc -O2 -pthread); and on
  * each Node line of `--param thread-cost.lines=26` (tools/node-lines.sh; `none` for none):
- * spindle-nodeNN, node-workers-nodeNN, node-workers-limits-nodeNN, and on a line with JSPI (24+),
- * where spindle-nodeNN hosts threads beyond the pool by default, spindle-hosted-nodeNN
+ * spindle-nodeNN, node-workers-nodeNN, node-workers-limits-nodeNN, and on a line with JSPI for
+ * workers (22+: on 22 behind a V8 flag spindle sets, runtime/src/jspi.ts), where spindle-nodeNN
+ * hosts threads beyond the pool by default, spindle-hosted-nodeNN
  * (`--host-threads`: they share the host workers, runtime/src/host-worker.ts) and
  * spindle-workers-nodeNN (`--no-host-threads`: a worker each) in the same run.
  * `--param thread-cost.configs=a,b` runs only those configurations.
@@ -51,7 +52,7 @@ export const notes = [
   'spindle and spindle-before run with default options; every configuration is a fresh process under GNU time (cpu = user + system of all its threads, rss = peak resident set).',
   'node-workers is the floor of a thread on Node: one bare worker_threads Worker per thread (an eval\'d script, no wasm), in the same shape (bench/runtime/hosts/bare-workers.mjs); node-workers-limits gives each the options spindle\'s pool workers get (an old generation under 2 GiB: V8 then maps no private copy of its builtins per isolate, which the resident set counted again for every worker).',
   'The -nodeNN configurations run the same commands on another Node line (tools/node-lines.sh).',
-  'spindle-hosted-nodeNN: spindle with --host-threads (the default where Node has JSPI, 24+): threads beyond the 2 x cores pool run on the host workers (one per core), each suspended while it waits (docs/threads-beyond-the-pool.md); spindle-workers-nodeNN: --no-host-threads, a worker per thread, in the same run.',
+  'spindle-hosted-nodeNN: spindle with --host-threads (the default where workers have JSPI: 24+, and 22 through a V8 flag spindle sets at the first thread beyond the pool): threads beyond the 2 x cores pool run on the host workers (one per core), each suspended while it waits (docs/threads-beyond-the-pool.md); spindle-workers-nodeNN: --no-host-threads, a worker per thread, in the same run.',
   'On a loaded machine wall times stretch with the load (every Node worker start needs CPU); CPU time per thread is the steadier figure. Read them with the load average.',
 ];
 export const charts = [
@@ -125,7 +126,7 @@ export async function run(ctx) {
     if (!(Number.isInteger(big) && big > 1)) throw new Error(`${id}.${shape} must be a whole number > 1, got ${big}`);
     // The baseline of the ratios: the older runtime; without one, a worker per thread on the
     // first JSPI line run (hosted threads' ratios then read against it).
-    const workers = lines.map(({ major }) => `spindle-workers-node${major}`).find((c) => Number(c.slice(20)) >= 24 && (!only || only.has(c)));
+    const workers = lines.map(({ major }) => `spindle-workers-node${major}`).find((c) => Number(c.slice(20)) >= 22 && (!only || only.has(c)));
     const baseline = before.cli || !workers ? 'spindle-before' : workers;
     const spec = { experiment: id, baseline, metrics: METRICS, timeoutMs: 600_000 };
     const configs = [], missing = [];
@@ -146,7 +147,7 @@ export async function run(ctx) {
         add(`spindle-node${major}`, [exe, [ctx.spindleCli, 'run', guests[shape].wasm, ...args]], `spindle CLI on Node ${major}, default options`);
         add(`node-workers-node${major}`, [exe, [bare, shape, ...args]], `bare Workers on Node ${major}`, 'bare ');
         add(`node-workers-limits-node${major}`, [exe, [bare, '--limits', shape, ...args]], `bare Workers on Node ${major} with spindle's Worker options`, 'bare ');
-        if (Number(major) >= 24) {
+        if (Number(major) >= 22) {
           add(`spindle-hosted-node${major}`, [exe, [ctx.spindleCli, 'run', '--host-threads', guests[shape].wasm, ...args]], `spindle CLI on Node ${major}, --host-threads (JSPI)`);
           add(`spindle-workers-node${major}`, [exe, [ctx.spindleCli, 'run', '--no-host-threads', guests[shape].wasm, ...args]], `spindle CLI on Node ${major}, --no-host-threads (a worker per thread)`);
         }

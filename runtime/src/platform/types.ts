@@ -34,6 +34,11 @@ export interface Platform {
    * offers the rest again shortly. Returns a function that stops reading.
    */
   readStdin(onChunk: (bytes: Uint8Array) => number, onEnd: () => void): () => void;
+  /**
+   * Sets V8 flags in the running process (Node: `v8.setFlagsFromString`), for workers started
+   * after it: only jspi.ts's `workerJspiFlag`, at the first thread beyond the pool (thread.ts).
+   */
+  setV8Flags?(flags: string): void;
   /** Host directories for the runtime's filesystem (Node); absent: `dirs` is refused. */
   readonly hostFs?: HostFsDriver;
   /** OPFS directories for the runtime's filesystem (browsers); absent: `opfs:` mounts are refused. */

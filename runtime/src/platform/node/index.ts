@@ -1,8 +1,10 @@
 /**
  * The Node.js platform: worker_threads workers (startable from any thread, including a worker
  * that then blocks: Node starts nested workers without the parent's event loop), synchronous
- * fd I/O with node:fs, and host directories for the runtime filesystem (`hostFs`). It never
- * changes V8's flags (compile-policy.ts says why).
+ * fd I/O with node:fs, and host directories for the runtime filesystem (`hostFs`). It changes
+ * V8's flags only through `setV8Flags`, which the runtime calls for one flag on one Node line
+ * (jspi.ts `workerJspiFlag`: Node 22's JSPI for host workers); compile-policy.ts says why the
+ * tiering flags are never changed at run time.
  */
 import type * as WorkerThreads from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
@@ -156,6 +158,7 @@ export const nodePlatform: Platform = {
   hostFs: nodeHostFs,
   cpuCount: () => availableParallelism(),
   startWorker,
+  setV8Flags: (flags) => { (lazyRequire('node:v8') as typeof import('node:v8')).setFlagsFromString(flags); },
   readFile: async (path) => new Uint8Array(await (lazyRequire('node:fs/promises') as typeof FsPromises).readFile(path)),
   isatty,
   writeFd,
