@@ -46,8 +46,9 @@ export interface RunOptions extends FsOptions {
   maxThreads?: number;
   /**
    * Threads beyond the pool (more than `threads` running at once) share a host worker instead of
-   * getting a worker each, suspended while they wait (docs/threads-beyond-the-pool.md): Node with
-   * JSPI only (24 and later); elsewhere ignored. Default true.
+   * getting a worker each, suspended while they wait (docs/threads-beyond-the-pool.md): Node
+   * whose workers have JSPI only (24 and later; 22, where the first thread hosted sets the V8 flag
+   * `--experimental-wasm-jspi` in the process: false never sets it); elsewhere ignored. Default true.
    */
   hostThreads?: boolean;
   /** Run `_start` on the calling thread instead of a worker (Node only). Default false. */
