@@ -6,7 +6,8 @@
  *
  *   instantiate a fresh instance  ->  ready  ->  wait for CMD in its slot  ->  run the thread  ->
  *   back on the idle stack  ->  instantiate ... until the program ends (an idle worker then gets
- *   CMD_EXIT and returns, so that it ends on its own thread).
+ *   CMD_EXIT and returns, so that it ends on its own thread). With InstanceHooks.reuseInstance
+ *   (napi/thread.ts) the worker instantiates once and runs every thread it gets on that instance.
  *
  * The instance for the next thread is created before the worker waits, so a spawn only costs a
  * notify. Whoever created this worker has already put its slot on the idle stack (prewarm,
@@ -28,10 +29,10 @@ export function serve(init: WorkerInit, platform: Platform, hooks?: InstanceHook
   const stdio = new ThreadStdio(init, platform);
   const factory = new ThreadFactory(init, platform, stdio, hooks);
   const cmdWord = ctl.slotWord(init.slot, 0);
+  let thread;
   for (let first = true; ; first = false) {
-    let thread;
     try {
-      thread = factory.instantiate();
+      if (thread === undefined || !hooks?.reuseInstance) thread = factory.instantiate();
     } catch (e) {
       reportFailure(stdio, ctl, `cannot instantiate the program: ${e instanceof Error ? e.message : String(e)}`);
       return;

@@ -134,10 +134,18 @@ export interface WasmThread {
  * instantiates the module itself, with the runtime's imports (`imports`: WASI preview1,
  * `wasi.thread-spawn`, the memory) merged into its own, and may wrap exports (e.g. to treat its
  * own unwinding as a normal end of `wasi_thread_start`). Called on the thread that will run the
- * instance, once per thread, before the thread is handed out.
+ * instance, once per thread (once per worker with `reuseInstance`), before the thread is handed out.
  */
 export interface InstanceHooks {
   instantiate(module: WebAssembly.Module, imports: WebAssembly.Imports): ThreadInstance;
+  /**
+   * The worker runs each next thread on the instance its previous thread ended on (pool-worker.ts
+   * `serve`) instead of a fresh one. Sound for a wasi-libc program: `wasi_thread_start` sets the
+   * stack pointer and the TLS base itself (wasi-libc's wasi_thread_start.s), and the inserted
+   * globals stay true (thread-guards.ts: the memory size seen only grows; the wait hook is set only
+   * on the calling thread's instance, which never runs a pool thread).
+   */
+  readonly reuseInstance?: boolean;
   /**
    * The program ended while this worker ran a thread (its trap or proc_exit, or another
    * thread's), with `status`. Called on the worker, before it stops serving.
@@ -199,7 +207,7 @@ export class ThreadFactory {
     return this.host;
   }
 
-  /** A fresh instance for the next thread. */
+  /** A fresh instance for the next thread (or, with InstanceHooks.reuseInstance, for all this worker's threads). */
   instantiate(): WasmThread {
     const instance = this.hooks
       ? this.hooks.instantiate(this.init.module, this.imports)

@@ -9,7 +9,13 @@
  * An exit (a trap, proc_exit) on a pool thread ends the Node process: the main thread does it
  * (napi/host.ts), or, if it is stuck inside the addon, the worker after a grace period.
  *
- * Thread rules: `napiThreadHooks` runs once per worker, `instantiate` once per thread, on that
+ * One instance per worker, not per thread (`reuseInstance`), as emnapi's own workers keep theirs
+ * (@emnapi/wasi-threads with `reuseWorker`, what the generated loaders ask for): a thread started
+ * on a worker whose previous thread ended runs on that thread's instance. Instantiating rolldown's
+ * binding again for each thread (once per bundle) cost ~14 ms of CPU per bundle on Node 26 and
+ * nothing measurable on Node 20 (bench/results/napi-2026-11-27-node26/notes.md).
+ *
+ * Thread rules: `napiThreadHooks` runs once per worker, `instantiate` once per worker, on that
  * worker.
  */
 import type { InstanceHooks } from '../thread.js';
@@ -37,6 +43,7 @@ export function napiThreadHooks(emnapi: Emnapi, embed: NapiEmbed): InstanceHooks
   const postMessage = (message: unknown): void => channel.postMessage(message);
   const context = emnapi.runtime.getDefaultContext();
   return {
+    reuseInstance: true,
     programEnded(status) {
       if (status === 0 || !IN_NODE) return;
       // A thread trapped or called exit(). The main thread ends the process with `status`
