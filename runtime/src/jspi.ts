@@ -19,7 +19,9 @@
  *
  * Node 20 (V8 11.3) has the earlier form under `--experimental-wasm-stack-switching`, but a
  * process that sets it at run time crashes at the next garbage collection of any isolate
- * started before (docs/known-issues/node20-stack-switching-flag.md): not listed.
+ * started before (docs/known-issues/node20-stack-switching-flag.md): not listed. Given at start
+ * (`node --experimental-wasm-stack-switching`, the user's choice), every context has it, and
+ * threads are hosted as on Node 22.
  */
 import { concat, nameBytes, section, uleb } from './thread-guards.js';
 
@@ -62,14 +64,18 @@ const WORKER_JSPI_FLAGS: ReadonlyArray<readonly [v8Prefix: string, flag: string]
  * at run time is known to give it safely; undefined elsewhere.
  */
 export function workerJspiFlag(): string | undefined {
-  if (hasJspi()) return undefined;
+  if (hasJspi() || hasSuspenderJspi()) return undefined;
   const v8 = typeof process === 'undefined' ? undefined : process.versions?.v8;
   return v8 ? WORKER_JSPI_FLAGS.find(([prefix]) => v8.startsWith(prefix))?.[1] : undefined;
 }
 
-/** Whether workers started by this process can have JSPI: the engine's own, or through workerJspiFlag. */
+/**
+ * Whether workers started by this process can have JSPI: the engine's own, the earlier form given
+ * at start (`node --experimental-wasm-stack-switching` on Node 20: every context has it), or
+ * through workerJspiFlag.
+ */
 export function jspiForWorkers(): boolean {
-  return hasJspi() || workerJspiFlag() !== undefined;
+  return hasJspi() || hasSuspenderJspi() || workerJspiFlag() !== undefined;
 }
 
 /** The engine's JSPI for one thread at a time (see the file comment). */
@@ -166,7 +172,8 @@ class SuspenderScope implements Suspension {
 
   run(start: (a: number, b: number) => void, a: number, b: number): Promise<unknown> {
     this.table.set(0, start as unknown as WebAssembly.ExportValue);
-    return settle(() => this.enter(a, b));
+    // V8 11.3 (Node 20) returns a call that never suspended as its plain result, not a Promise.
+    return settle(() => Promise.resolve(this.enter(a, b)));
   }
 }
 

@@ -20,7 +20,7 @@ import type { MemoryMounts } from './fs/memory-mounts.js';
 import { isSharedBuffer } from './shared-buffer.js';
 import { PoolKeeper } from './pool.js';
 import { HostQueue } from './host-queue.js';
-import { hasJspi, jspiForWorkers } from './jspi.js';
+import { jspiForWorkers, workerJspiFlag } from './jspi.js';
 import { installWaitHook } from './wait-hook.js';
 
 export type OutputOption = 'inherit' | ((chunk: Uint8Array) => void);
@@ -236,7 +236,7 @@ export class Program {
   private hosting(pool: number, mainSlots: number): WorkerInit['hosting'] {
     const bytes = this.program.threadBytes;
     if (this.options.hostThreads === false || !this.program.usesThreads || !bytes || !this.init.memory || !jspiForWorkers()) return undefined;
-    if (!hasJspi() && !this.platform.setV8Flags) return undefined;
+    if (workerJspiFlag() && !this.platform.setV8Flags) return undefined;
     if (typeof process === 'undefined' || !process.versions?.node) return undefined;
     const shared = new SharedArrayBuffer(bytes.length);
     new Uint8Array(shared).set(bytes);

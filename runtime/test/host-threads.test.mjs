@@ -20,8 +20,10 @@ const c = (name) => guest('c', name);
 // JSPI for the host workers: the engine's own (Node 24+), or the earlier form that Node 22's V8
 // (12.4) gives workers started after spindle sets --experimental-wasm-jspi (jspi.ts). Node 20's
 // V8 (11.3) has it only behind a flag that crashes a running process
-// (docs/known-issues/node20-stack-switching-flag.md): threads are never hosted there.
-const JSPI = (typeof WebAssembly.Suspending === 'function' && typeof WebAssembly.promising === 'function') || process.versions.v8.startsWith('12.4.');
+// (docs/known-issues/node20-stack-switching-flag.md): threads are hosted there only when Node
+// was started with --experimental-wasm-stack-switching (then this test runs them too).
+const JSPI = (typeof WebAssembly.Suspending === 'function' && typeof WebAssembly.promising === 'function')
+  || typeof WebAssembly.Suspender === 'function' || process.versions.v8.startsWith('12.4.');
 const skip = JSPI ? false : `no JSPI for workers in Node ${process.version} (docs/known-issues/node20-stack-switching-flag.md): threads are never hosted here`;
 
 /** Runs a guest through createProgram; the pool's counters tell whether threads were hosted. */
