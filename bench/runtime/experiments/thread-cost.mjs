@@ -19,6 +19,8 @@
  * hosts threads beyond the pool by default, spindle-hosted-nodeNN
  * (`--host-threads`: they share the host workers, runtime/src/host-worker.ts) and
  * spindle-workers-nodeNN (`--no-host-threads`: a worker each) in the same run.
+ * On Node 20 (the PATH's node), spindle-stack-switching: the same started with
+ * --experimental-wasm-stack-switching, where it hosts them (the earlier JSPI in every context).
  * `--param thread-cost.configs=a,b` runs only those configurations.
  *
  * Every run is a fresh process under GNU time (lib/rusage.mjs): exit = the parent's wall time,
@@ -143,6 +145,8 @@ export async function run(ctx) {
       } else missing.push({ config: 'spindle-before', variant, why: before.why });
       add('node-workers', [process.execPath, [bare, shape, ...args]], 'bare worker_threads Workers in the same shape (the floor on Node)', 'bare ');
       add('node-workers-limits', [process.execPath, [bare, '--limits', shape, ...args]], 'the same with spindle\'s Worker options (old generation < 2 GiB, SHARE_ENV)', 'bare ');
+      // Node 20 hosts threads only when started with --experimental-wasm-stack-switching (jspi.ts).
+      if (process.versions.v8.startsWith('11.')) add('spindle-stack-switching', [process.execPath, ['--experimental-wasm-stack-switching', ctx.spindleCli, 'run', guests[shape].wasm, ...args]], 'spindle CLI on this Node 20 started with --experimental-wasm-stack-switching (hosted: the earlier JSPI)');
       for (const { major, exe } of lines) {
         add(`spindle-node${major}`, [exe, [ctx.spindleCli, 'run', guests[shape].wasm, ...args]], `spindle CLI on Node ${major}, default options`);
         add(`node-workers-node${major}`, [exe, [bare, shape, ...args]], `bare Workers on Node ${major}`, 'bare ');
