@@ -3,7 +3,7 @@
 // suspended (JSPI) while it waits. Outcomes only, never timings. The hosting tests need JSPI
 // for workers (Node 22+) and skip elsewhere; on a Node without it nothing changes.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -148,6 +148,29 @@ describe('host threads: default behaviour', () => {
     assert.equal(r.code, 0, r.output);
     assert.match(r.output, /^blocked threads=16 joined=16 /);
     assert.ok(r.stats.started >= 17, JSON.stringify(r.stats));
+  });
+
+  test('spindle changes V8\'s flags only where it must, and only once a thread is hosted', async () => {
+    // A fresh process each: V8's cached-data tag covers its flags, so it changes when a flag is set.
+    // Only Node 22's V8 (12.4) needs one (jspi.ts workerJspiFlag); never with hostThreads: false,
+    // never for a program that stays within the pool.
+    const flagChanged = (threads, hostThreads) => {
+      const script = `import { cachedDataVersionTag } from 'node:v8';
+        import { createProgram, load } from ${JSON.stringify(new URL('../dist/index.js', import.meta.url).href)};
+        const tag = cachedDataVersionTag();
+        const p = createProgram(await load(${JSON.stringify(c('blocked'))}), { args: ['8'], stdin: '', stdout: () => {}, threads: ${threads}, hostThreads: ${hostThreads} });
+        const code = await p.start();
+        console.log(JSON.stringify({ code, changed: cachedDataVersionTag() !== tag }));`;
+      const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
+      assert.equal(r.status, 0, r.stderr);
+      const out = JSON.parse(r.stdout);
+      assert.equal(out.code, 0);
+      return out.changed;
+    };
+    const needsFlag = process.versions.v8.startsWith('12.4.');
+    assert.equal(flagChanged(2, true), needsFlag, 'hosted threads');
+    assert.equal(flagChanged(2, false), false, 'hostThreads: false');
+    assert.equal(flagChanged(16, true), false, 'every thread within the pool');
   });
 
   test('on a Node without JSPI the option changes nothing', { skip: JSPI ? `this Node (${process.version}) has JSPI` : false }, async () => {
