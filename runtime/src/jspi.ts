@@ -118,6 +118,8 @@ const SCOPE = concat([
   section(6, [1, 0x6f, 0x01, 0xd0, 0x6f, 0x0b]),
   section(7, [3, ...nameBytes('enter'), 0, 0, ...nameBytes('s'), 3, 0, ...nameBytes('t'), 1, 0]),
   section(10, [1, ...withSize([0, 0x20, 0, 0x24, 0, 0x20, 1, 0x20, 2, 0x41, 0, 0x11, 1, 0, 0x0b])]),
+  // Names: a trap's wasm backtrace (thread.ts describeTrap) ends with this frame.
+  section(0, [...nameBytes('name'), 0, ...withSize(nameBytes('spindle')), 1, ...withSize([1, 0, ...nameBytes('hosted_thread_entry')])]),
 ]);
 
 function withSize(body: number[]): number[] {
