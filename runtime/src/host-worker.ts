@@ -32,7 +32,7 @@ import type { Suspension } from './jspi.js';
 import type { Platform } from './platform/types.js';
 import type { WorkerInit } from './protocol.js';
 import { reportFailure, reportTrap, ThreadFactory, ThreadStdio } from './thread.js';
-import { RESULTS, setWaitHook } from './wait-hook.js';
+import { fillWaitHook, RESULTS, waitHookFunctions, type WaitHookFunctions } from './wait-hook.js';
 
 /** A module that imports `h.y` () -> () and exports it as `y`: a JS function as a funcref. */
 const YIELD_TRAMPOLINE = new Uint8Array([
@@ -41,6 +41,8 @@ const YIELD_TRAMPOLINE = new Uint8Array([
   0x02, 0x07, 0x01, 0x01, 0x68, 0x01, 0x79, 0x00, 0x00,
   0x07, 0x05, 0x01, 0x01, 0x79, 0x00, 0x00,
 ]);
+
+let yieldModule: WebAssembly.Module | undefined;
 
 const ENDED = Symbol('ended');
 
@@ -94,6 +96,8 @@ class Host {
    * table's cache) is bounded by the threads alive at once, not by the threads ever started.
    */
   private readonly free: ThreadFactory[] = [];
+  /** Per factory, its threads' hook functions: made once (a suspending import may cost ~0.35 ms: jspi.ts). */
+  private readonly hooks = new WeakMap<ThreadFactory, { waits: WaitHookFunctions; y: WebAssembly.ExportValue }>();
   private readonly yieldFn: () => undefined | Promise<void>;
 
   constructor(private readonly ctl: Control, private readonly stdio: ThreadStdio, private readonly init: WorkerInit,
@@ -118,22 +122,28 @@ class Host {
     }
     const memory = this.init.memory;
     if (memory && memory.buffer.byteLength < t.pages * 65536) memory.grow(0); // as pool-worker.ts refreshMemoryView
-    const jspi = factory.suspension!;
-    this.hook(exports, factory.wasiHost.memory, jspi);
+    this.hook(exports, factory);
     factory.wasiHost.threadId = t.tid;
     this.live++;
-    jspi.run(exports.wasi_thread_start as (tid: number, arg: number) => void, t.tid, t.arg).then(() => undefined, (e: unknown) => {
+    factory.suspension!.run(exports.wasi_thread_start as (tid: number, arg: number) => void, t.tid, t.arg).then(() => undefined, (e: unknown) => {
       if (!(e instanceof ExitSignal)) reportTrap(this.stdio, this.ctl, t.tid, e);
     }).finally(() => { this.live--; this.free.push(factory); this.queue.release(); });
   }
 
-  /** Fills the instance's wait hook and preemption hook with suspending functions, and arms them. */
-  private hook(exports: WebAssembly.Exports, memory: WebAssembly.Memory, jspi: Suspension): void {
-    setWaitHook(exports, (addr, size, expected, timeoutNs) => this.wait(memory, addr, size, expected, timeoutNs), (f, sig) => jspi.suspending(f, sig));
+  /** Fills the instance's wait hook and preemption hook with suspending functions (its factory's), and arms them. */
+  private hook(exports: WebAssembly.Exports, factory: ThreadFactory): void {
+    let fns = this.hooks.get(factory);
+    if (!fns) {
+      const jspi: Suspension = factory.suspension!, memory = factory.wasiHost.memory;
+      const waits = waitHookFunctions((addr, size, expected, timeoutNs) => this.wait(memory, addr, size, expected, timeoutNs), (f, sig) => jspi.suspending(f, sig));
+      yieldModule ??= new WebAssembly.Module(YIELD_TRAMPOLINE);
+      const { y } = new WebAssembly.Instance(yieldModule, { h: { y: jspi.suspending(this.yieldFn, [[], []]) } }).exports;
+      this.hooks.set(factory, fns = { waits, y: y! });
+    }
+    fillWaitHook(exports, fns.waits);
     const yields = exports[YIELD_EXPORT], armed = exports[ARMED_EXPORT];
     if (yields instanceof WebAssembly.Table && armed instanceof WebAssembly.Global) {
-      const { y } = new WebAssembly.Instance(new WebAssembly.Module(YIELD_TRAMPOLINE), { h: { y: jspi.suspending(this.yieldFn, [[], []]) } }).exports;
-      yields.set(0, y);
+      yields.set(0, fns.y);
       armed.value = 1;
     }
   }

@@ -14,8 +14,10 @@
  *   cannot pass it, so each Suspension holds a small instance (`SCOPE`) with a mutable externref
  *   global: its entry stores the suspender there and calls the thread's start through a table;
  *   each suspending import is a wrapper (`WRAPPER`, one module per signature) with the import's
- *   own signature that passes `global.get` first. Hence the rule: one call through a
- *   Suspension's `promising` at a time (a thread factory runs one thread at a time).
+ *   own signature that passes `global.get` first, and an id: one suspending function per
+ *   signature dispatches on it (creating one costs ~0.35 ms on V8 12.4). Hence the rules: one
+ *   call through a Suspension's `run` at a time (a thread factory runs one thread at a time),
+ *   and suspending imports made per factory, not per thread.
  *
  * Node 20 (V8 11.3) has the earlier form under `--experimental-wasm-stack-switching`, but a
  * process that sets it at run time crashes at the next garbage collection of any isolate
@@ -83,7 +85,8 @@ export interface Suspension {
   /**
    * An import value of type `sig` that calls `f` and, when `f` returns a Promise, suspends the
    * calling wasm stack until it settles (its value is the import's result; a rejection, or a
-   * throw, propagates as an exception).
+   * throw, propagates as an exception). The earlier form keeps `f` for the worker's life: make
+   * them per thread factory (which threads reuse), not per thread.
    */
   suspending(f: (...args: any[]) => unknown, sig: Signature): WebAssembly.ImportValue;
   /** Calls `start` (a wasm export (i32, i32) -> ()) on a stack that may suspend; its Promise settles at its end. */
@@ -127,24 +130,33 @@ function withSize(body: number[]): number[] {
 }
 
 /**
- * A wrapper of type `sig`: imports `h.s` (the scope's global) and `h.f` (externref, ...sig) ->
- * results, and exports `w`, which calls `h.f(global.get s, ...its parameters)`.
+ * A wrapper of type `sig`: imports `h.s` (the scope's global), `h.id` (an i32 global) and `h.f`
+ * (externref, i32, ...sig) -> results, and exports `w`, which calls
+ * `h.f(global.get s, global.get id, ...its parameters)`.
  */
 function wrapperModule(sig: Signature): WebAssembly.Module {
   const [params, results] = sig;
-  const body = [0, 0x23, 0, ...params.flatMap((_, i) => [0x20, ...uleb(i)]), 0x10, 0, 0x0b];
+  const body = [0, 0x23, 0, 0x23, 1, ...params.flatMap((_, i) => [0x20, ...uleb(i)]), 0x10, 0, 0x0b];
   return new WebAssembly.Module(concat([
     HEADER,
-    section(1, [2, ...funcType(params, results), ...funcType(['externref', ...params], results)]),
-    section(2, [2, ...nameBytes('h'), ...nameBytes('s'), 3, 0x6f, 0x01, ...nameBytes('h'), ...nameBytes('f'), 0, 1]),
+    section(1, [2, ...funcType(params, results), ...funcType(['externref', 'i32', ...params], results)]),
+    section(2, [3, ...nameBytes('h'), ...nameBytes('s'), 3, 0x6f, 0x01, ...nameBytes('h'), ...nameBytes('id'), 3, 0x7f, 0x00,
+      ...nameBytes('h'), ...nameBytes('f'), 0, 1]),
     section(3, [1, 0]),
     section(7, [1, ...nameBytes('w'), 0, 1]),
     section(10, [1, ...withSize(body)]),
   ]) as Uint8Array<ArrayBuffer>);
 }
 
-/** Wrapper modules by signature, compiled once per thread (a worker's). */
-const wrappers = new Map<string, WebAssembly.Module>();
+/**
+ * Per signature, for this thread (a worker): the wrapper module and ONE suspending import that
+ * calls `targets[id]`. A suspending `WebAssembly.Function` costs ~0.35 ms to create on V8 12.4
+ * (a wrapper compiled per function; a plain one 5 us), so each is made once per type, not per
+ * import.
+ */
+const bySignature = new Map<string, { module: WebAssembly.Module; dispatch: unknown }>();
+/** The functions behind the suspending imports made so far, by id (never released: see `suspending`). */
+const targets: ((...args: any[]) => unknown)[] = [];
 let scopeModule: WebAssembly.Module | undefined;
 
 class SuspenderScope implements Suspension {
@@ -161,15 +173,20 @@ class SuspenderScope implements Suspension {
     this.enter = new w.Function({ parameters: ['i32', 'i32'], results: ['externref'] }, enter, { promising: 'first' });
   }
 
+  /** Each call keeps `f` for the life of the worker: call it per thread factory, not per thread. */
   suspending(f: (...args: any[]) => unknown, sig: Signature): WebAssembly.ImportValue {
-    const w = WebAssembly as unknown as SuspenderJspi;
     const key = sig.map((ts) => ts.join(',')).join('->');
-    let module = wrappers.get(key);
-    if (!module) wrappers.set(key, module = wrapperModule(sig));
-    const [params, results] = sig;
-    // V8 passes `f` the import's parameters after the suspender (it keeps that one).
-    const g = new w.Function({ parameters: ['externref', ...params], results: [...results] }, f, { suspending: 'first' });
-    return new WebAssembly.Instance(module, { h: { s: this.global, f: g } }).exports.w!;
+    let entry = bySignature.get(key);
+    if (!entry) {
+      const w = WebAssembly as unknown as SuspenderJspi;
+      const [params, results] = sig;
+      // V8 passes the function the import's parameters after the suspender (it keeps that one).
+      const dispatch = new w.Function({ parameters: ['externref', 'i32', ...params], results: [...results] },
+        (id: number, ...args: unknown[]) => targets[id]!(...args), { suspending: 'first' });
+      bySignature.set(key, entry = { module: wrapperModule(sig), dispatch });
+    }
+    const id = new WebAssembly.Global({ value: 'i32', mutable: false }, targets.push(f) - 1);
+    return new WebAssembly.Instance(entry.module, { h: { s: this.global, id, f: entry.dispatch } as WebAssembly.ModuleImports }).exports.w!;
   }
 
   run(start: (a: number, b: number) => void, a: number, b: number): Promise<unknown> {

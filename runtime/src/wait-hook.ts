@@ -49,8 +49,30 @@ export type HookedWait = (addr: number, size: 4 | 8, expected: number | bigint, 
  * each import's wasm type, which the earlier JSPI needs: jspi.ts).
  */
 export function setWaitHook(exports: WebAssembly.Exports, wait: HookedWait, wrap: (f: (...args: any[]) => unknown, sig: Signature) => unknown = (f) => f): boolean {
-  const table = exports[HOOKS_EXPORT], hooked = exports[HOOKED_EXPORT];
-  if (!(table instanceof WebAssembly.Table) || !(hooked instanceof WebAssembly.Global)) return false;
+  if (!hasWaitHook(exports)) return false;
+  return fillWaitHook(exports, waitHookFunctions(wait, wrap));
+}
+
+/** Whether `exports` has the wait hook (a rewritten module with a wait). */
+export function hasWaitHook(exports: WebAssembly.Exports): boolean {
+  return exports[HOOKS_EXPORT] instanceof WebAssembly.Table && exports[HOOKED_EXPORT] instanceof WebAssembly.Global;
+}
+
+/** The hook's two functions for `wait` (setWaitHook), for instances that share them (host-worker.ts: per thread factory). */
+export interface WaitHookFunctions { w32: WebAssembly.ExportValue; w64: WebAssembly.ExportValue }
+
+/** Puts `fns` in the hook's table of `exports` and turns the hook on; false when it has none. */
+export function fillWaitHook(exports: WebAssembly.Exports, fns: WaitHookFunctions): boolean {
+  if (!hasWaitHook(exports)) return false;
+  const table = exports[HOOKS_EXPORT] as WebAssembly.Table;
+  table.set(0, fns.w32);
+  table.set(1, fns.w64);
+  (exports[HOOKED_EXPORT] as WebAssembly.Global).value = 1;
+  return true;
+}
+
+/** setWaitHook's two functions: `wait` behind the alignment check, each made an import value by `wrap`. */
+export function waitHookFunctions(wait: HookedWait, wrap: (f: (...args: any[]) => unknown, sig: Signature) => unknown = (f) => f): WaitHookFunctions {
   const aligned = (addr: number, size: 4 | 8, expected: number | bigint, timeoutNs: bigint): number | Promise<number> => {
     if (addr % size !== 0) throw new WebAssembly.RuntimeError('unaligned atomic access in a wait');
     return wait(addr, size, expected, timeoutNs);
@@ -61,10 +83,7 @@ export function setWaitHook(exports: WebAssembly.Exports, wait: HookedWait, wrap
       w64: wrap((addr: number, expected: bigint, timeout: bigint) => aligned(addr >>> 0, 8, expected, timeout), [['i32', 'i64', 'i64'], ['i32']]),
     } as WebAssembly.ModuleImports,
   }).exports;
-  table.set(0, w32);
-  table.set(1, w64);
-  hooked.value = 1;
-  return true;
+  return { w32: w32!, w64: w64! };
 }
 
 /**
