@@ -11,9 +11,10 @@
 // Needs `bash tests/napi/setup.sh` (tools/test.sh runs it) and `bash tests/napi/peer/build.sh`.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { repoRoot, RUN_TIMEOUT_MS } from './helpers.mjs';
 
@@ -178,6 +179,55 @@ describe('the Node example of the README (runtime/examples/napi)', () => {
 
 // An addon of 1 MiB or more has its thread-guard rewrite kept across runs, as the CLI's programs
 // (platform/node/guard-cache.ts): rolldown's 12 MB binding then loads without the rewrite.
+describe('spindle/napi in Node: pool workers load a loader\'s emnapi pair only when its version is not spindle\'s own', () => {
+  before(requireSetup);
+
+  // The pair a context was made by runs on the calling thread; pool workers run the same version's
+  // code: spindle's bundled copy when the versions are the same (no URLs), else the loader's
+  // files, required by URL. Both through oxc's parse(), whose work runs on the pool's threads.
+  test('the stock pair (same version): no URLs; a copy of it with another version: its URLs; parse() on the pool equals parseSync() with either', () => {
+    const box = mkdtempSync(join(tmpdir(), 'spindle-napi-pair-'));
+    try {
+      const stockModules = join(napiDir, 'stock', 'node_modules');
+      const other = join(box, 'node_modules');
+      for (const pkg of ['@emnapi/core', '@emnapi/runtime', '@emnapi/wasi-threads', 'tslib']) cpSync(join(stockModules, pkg), join(other, pkg), { recursive: true });
+      for (const pkg of ['@emnapi/core', '@emnapi/runtime']) {
+        const file = join(other, pkg, 'package.json');
+        writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), version: '2.0.0-spindle-test' }));
+      }
+      const dist = join(repoRoot, 'runtime', 'dist', 'napi');
+      const wasm = join(stockModules, '@oxc-parser', 'binding-wasm32-wasi', 'parser.wasm32-wasi.wasm');
+      const script = `import { createRequire } from 'node:module';
+        import { emnapiOfContext } from ${JSON.stringify(join(dist, 'node.js'))};
+        import { ownEmnapi } from ${JSON.stringify(join(dist, 'emnapi.js'))};
+        import { loadNapiSync, disposeNapi } from ${JSON.stringify(join(dist, 'index.js'))};
+        const out = {};
+        for (const [name, dir] of [['same', ${JSON.stringify(stockModules)}], ['other', ${JSON.stringify(other)}]]) {
+          const runtime = createRequire(dir + '/x.js')('@emnapi/runtime');
+          const pair = emnapiOfContext(runtime.createContext());
+          const oxc = loadNapiSync(${JSON.stringify(wasm)}, { context: runtime.createContext() });
+          const files = Array.from({ length: 16 }, (_, i) => ['f' + i + '.ts', 'export const v' + i + ': number = ' + i + ' * 2;']);
+          const sync = files.map(([f, t]) => JSON.stringify(oxc.parseSync(f, t, {}).program));
+          const pooled = (await Promise.all(files.map(([f, t]) => oxc.parse(f, t, {})))).map((r) => JSON.stringify(r.program));
+          await disposeNapi(oxc);
+          out[name] = { own: pair.core === ownEmnapi.core, urls: pair.urls ?? null, equal: sync.every((p, i) => p === pooled[i]) };
+        }
+        console.log(JSON.stringify(out));`;
+      writeFileSync(join(box, 'pair.mjs'), script);
+      const r = spawnSync(process.execPath, [join(box, 'pair.mjs')], { encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
+      assert.equal(r.status, 0, `the script failed:\n${r.stdout}${r.stderr}`);
+      const { same, other: renamed } = JSON.parse(r.stdout.trim().split('\n').pop());
+      assert.equal(same.own, false, 'the stock loader\'s context should run with the stock pair on the calling thread');
+      assert.equal(same.urls, null, 'a pair of spindle\'s own version should leave the workers on spindle\'s bundled copy');
+      assert.equal(renamed.own, false);
+      assert.ok(renamed.urls && renamed.urls.core.startsWith(pathToFileURL(other).href), `workers should load the other version from its files: ${JSON.stringify(renamed.urls)}`);
+      assert.ok(same.equal && renamed.equal, 'parse() on the pool threads should give parseSync()\'s program');
+    } finally {
+      rmSync(box, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('spindle/napi in Node keeps the thread-guard rewrite of a large addon across runs', () => {
   before(requireSetup);
 

@@ -6,7 +6,7 @@
  * compatible with each other. spindle's own pair is its dependency (used by the direct API and
  * by bundlers); in Node, a generated loader that created its context from its own
  * @emnapi/runtime gets the core of that pair (napi/node.ts finds it), and the pool workers import
- * the same pair through `urls`.
+ * the same pair through `urls` when its version is not spindle's own.
  *
  * Only napi/ imports packages from outside spindle (scripts/check-layers.mjs checks it).
  */
@@ -32,7 +32,10 @@ export interface Emnapi {
   readonly runtime: EmnapiRuntime;
   /** The core's JavaScript async-work and threadsafe-function plugins (@emnapi/core/plugins). */
   readonly plugins: readonly PluginFactory[];
-  /** A pair other than spindle's own: where pool workers import it from. */
+  /**
+   * A pair of another version than spindle's own: where pool workers import it from (absent:
+   * they run spindle's own copy; napi/node.ts).
+   */
   readonly urls?: EmnapiUrls;
 }
 

@@ -8,6 +8,13 @@
  * runtime copy whose `Context` made the context is looked up in `require.cache`; its core is the
  * same-version `@emnapi/core` beside it (npm's layout) or the one the requiring loader resolves.
  * Without a match, spindle's own pair.
+ *
+ * Pool workers import that pair by URL only when it is not of spindle's own version: a pair of the
+ * same version is the same code, and a worker then runs the copy bundled into its own script
+ * (dist/napi-worker.cjs) instead of requiring the loader's ES modules (the drop-in's pool workers:
+ * 1,398 vs 1,495 ms of process CPU for load + 3 rolldown bundles on Node 26;
+ * bench/results/napi-2026-11-27-node26/notes.md). Only the calling thread's values live in a
+ * context, so a worker's emnapi needs no more than the same code.
  */
 import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
@@ -68,11 +75,12 @@ function pairOf(runtimeModule: CachedModule, runtime: EmnapiRuntime, modules: Ca
       if (!coreDir || versionOf(coreDir) !== version) continue;
       const pluginsFile = r.resolve('@emnapi/core/plugins');
       const plugins = r(pluginsFile) as { asyncWork: Emnapi['plugins'][0]; tsfn: Emnapi['plugins'][0] };
+      const ownVersion = version === ownEmnapi.runtime.version && version === ownEmnapi.core.version;
       return {
         core: r(coreFile) as EmnapiCore,
         runtime,
         plugins: [plugins.asyncWork, plugins.tsfn],
-        urls: { core: pathToFileURL(coreFile).href, runtime: pathToFileURL(runtimeModule.filename).href, plugins: pathToFileURL(pluginsFile).href },
+        ...(ownVersion ? {} : { urls: { core: pathToFileURL(coreFile).href, runtime: pathToFileURL(runtimeModule.filename).href, plugins: pathToFileURL(pluginsFile).href } }),
       };
     } catch { /* not resolvable from there */ }
   }
