@@ -13,7 +13,7 @@
  *   'first'})` an export wrapper that creates one and passes it first. A program's imports
  *   cannot pass it, so each Suspension holds a small instance (`SCOPE`) with a mutable externref
  *   global: its entry stores the suspender there and calls the thread's start through a table;
- *   each suspending import is a wrapper (`WRAPPER`, one module per signature) with the import's
+ *   each suspending import is a wrapper (`wrapperModule`, one module per signature) with the import's
  *   own signature that passes `global.get` first, and an id: one suspending function per
  *   signature dispatches on it (creating one costs ~0.35 ms on V8 12.4). Hence the rules: one
  *   call through a Suspension's `run` at a time (a thread factory runs one thread at a time),
@@ -56,8 +56,9 @@ function hasSuspenderJspi(): boolean {
 
 /**
  * V8 versions whose workers get the earlier JSPI when this flag is set in the running process
- * (by any thread; workers started before keep what they had), and nothing else we could measure
- * (docs/threads-beyond-the-pool.md): Node 22's V8 12.4.
+ * (by any thread; workers started before keep what they had), with its type reflection (`type()`
+ * on Table, Memory, Global, Tag) and nothing else we could measure (docs/threads-beyond-the-pool.md
+ * item 7): Node 22's V8 12.4.
  */
 const WORKER_JSPI_FLAGS: ReadonlyArray<readonly [v8Prefix: string, flag: string]> = [['12.4.', '--experimental-wasm-jspi']];
 
