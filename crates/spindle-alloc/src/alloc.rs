@@ -59,6 +59,10 @@ pub(crate) unsafe fn alloc_small(size: usize) -> *mut u8 {
                 return p;
             }
             if !(*h).arena.closed {
+                let p = arena::pop_larger(h, c);
+                if !p.is_null() {
+                    return p;
+                }
                 let p = arena::alloc_slow(h, c);
                 if !p.is_null() {
                     return p;

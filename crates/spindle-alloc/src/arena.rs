@@ -16,7 +16,8 @@
 //!   handed out whole when splitting would leave a small rest, `KEEP_REST`; word 1 is its bin);
 //! - in bin `i` (bit clear, `class_size(i) <= size < class_size(i + 1)`, payload word 0 links the
 //!   bin): a free not merged yet. Frees are deferred, so the fast paths are a pop and a push, as
-//!   for slabs (`pop`, `free`);
+//!   for slabs (`pop`, `free`); a request whose bin is empty takes the first block of the first
+//!   non-empty larger bin, still inline (`pop_larger`), unless the victim serves it;
 //! - the victim (bit set): the block requests are carved from when their bin is empty;
 //! - in the large list (bit set, size >= `LARGE_MIN`), or an orphan (bit set, 16 bytes, no list).
 //!
@@ -223,6 +224,29 @@ pub(crate) unsafe fn pop(h: *mut Heap, c: usize) -> *mut u8 {
     }
 }
 
+/// The fast path's second try, when bin `c` is empty and the victim cannot serve the request: the
+/// first block of the first non-empty bin above `c`, whole or split (`take_first`), or null. That
+/// is the slow path's first choice then, without the call. (Ring workload, C on wasm, while the
+/// arena is tight: one request in five found its bin empty, and the calls cost about 5% of the
+/// run; `bench/alloc/BENCHMARKS.md`, 2026-11-27 fifth session.)
+///
+/// # Safety
+/// The caller owns `h`; `c < NBINS`.
+#[inline(always)]
+pub(crate) unsafe fn pop_larger(h: *mut Heap, c: usize) -> *mut u8 {
+    // SAFETY: caller owns `h` and every free block of its arena.
+    unsafe {
+        let a = &mut (*h).arena;
+        if a.victim != 0 && size_at(a.victim) >= CLASSES.get_unchecked(c).size as usize {
+            return null_mut();
+        }
+        match first_bin(a, c + 1) {
+            Some((j, p)) => take_first(h, j, p, c),
+            None => null_mut(),
+        }
+    }
+}
+
 /// The slow path: a block of bin `c` carved from the victim, split from a larger free block,
 /// or found after consolidating; a new span if the heap's arena may still grow. Null when the arena
 /// is closed (the caller goes to slabs) or out of memory.
@@ -242,8 +266,8 @@ pub(crate) unsafe fn alloc_slow(h: *mut Heap, c: usize) -> *mut u8 {
             if a.victim != 0 && size_at(a.victim) >= bsize {
                 return take(h, carve_victim(a, bsize), bsize, c);
             }
-            if let Some((b, size, bin)) = split_bin(a, c) {
-                return take(h, b, size, bin);
+            if let Some((j, p)) = first_bin(a, c) {
+                return take_first(h, j, p, c);
             }
             if let Some(v) = best_large(a, bsize) {
                 retire_victim(a);
@@ -306,41 +330,53 @@ unsafe fn carve_victim(a: &mut Arena, bsize: usize) -> usize {
     v
 }
 
-/// A block from the first non-empty bin from `c` up (every block there holds `class_size(c)`),
-/// split to that size (the rest goes back to a bin, or becomes an orphan), or whole when the rest
-/// would be small (`KEEP_REST`). Returns its header address, size and bin (the block's header
-/// word 1: where a free puts it back).
-unsafe fn split_bin(a: &mut Arena, c: usize) -> Option<(usize, usize, usize)> {
-    let bsize = CLASSES[c].size as usize;
+/// The first non-empty bin from `c` up and its first block (every block there holds
+/// `class_size(c)`); the bitmap's stale bits (empty bins) met on the way are cleared.
+#[inline(always)]
+unsafe fn first_bin(a: &mut Arena, c: usize) -> Option<(usize, *mut Block)> {
     let mut m = a.bitmap & (!0u64 << c);
     while m != 0 {
         let j = m.trailing_zeros() as usize;
-        let p = a.bins[j];
-        if p.is_null() {
-            a.bitmap &= !(1 << j);
-            m &= m - 1;
-            continue;
+        // SAFETY: `j < NBINS`: only bins have bits.
+        let p = unsafe { *a.bins.get_unchecked(j) };
+        if !p.is_null() {
+            return Some((j, p));
         }
-        // SAFETY: bin entries are free blocks of ours.
-        unsafe {
-            a.bins[j] = (*p).next;
-            let b = p as usize - HDR;
-            let have = size_at(b);
-            a.binned -= have;
-            let rest = have - bsize;
-            if rest < KEEP_REST && rest < bsize {
-                // The whole block, filed in bin `j` when freed (its header says so).
-                return Some((b, have, j));
-            }
-            if rest >= MIN_BLOCK {
-                bin_push(a, b + bsize, rest);
-            } else if rest > 0 {
-                *hdr(b + bsize) = rest | FREE_BIT;
-            }
-            return Some((b, bsize, c));
-        }
+        a.bitmap &= !(1 << j);
+        m &= m - 1;
     }
     None
+}
+
+/// Hands out `p`, the first block of bin `j` (from `first_bin(.., c)`), for a request of bin `c`:
+/// whole when the rest would be small (`KEEP_REST`; its header keeps its size and bin `j`, where
+/// its free files it), else split to `class_size(c)` (the rest goes back to a bin, or becomes an
+/// orphan).
+///
+/// # Safety
+/// The caller owns `h`; `p` heads bin `j` of its arena; `c <= j`.
+#[inline(always)]
+unsafe fn take_first(h: *mut Heap, j: usize, p: *mut Block, c: usize) -> *mut u8 {
+    // SAFETY: caller's contract; bin entries are free blocks of ours.
+    unsafe {
+        let a = &mut (*h).arena;
+        let bsize = CLASSES.get_unchecked(c).size as usize;
+        *a.bins.get_unchecked_mut(j) = (*p).next;
+        let b = p as usize - HDR;
+        let have = size_at(b);
+        a.binned -= have;
+        let rest = have - bsize;
+        if rest < KEEP_REST && rest < bsize {
+            (*h).allocated.add(have);
+            return p as *mut u8;
+        }
+        if rest >= MIN_BLOCK {
+            bin_push(a, b + bsize, rest);
+        } else if rest > 0 {
+            *hdr(b + bsize) = rest | FREE_BIT;
+        }
+        take(h, b, bsize, c)
+    }
 }
 
 /// Unlinks and returns the best-fitting block of the large list for `bsize`.

@@ -258,3 +258,54 @@ fn arena_split_keeps_small_rests() {
     .join()
     .unwrap();
 }
+
+/// A request whose arena bin is empty takes a free block of the next non-empty bin whole when
+/// there is no victim (`arena::pop_larger`, the slow path's first choice), and its free files it
+/// back in that bin; with a victim, the request is carved from the victim instead.
+#[test]
+fn arena_next_bin_whole() {
+    std::thread::spawn(|| {
+        let (small, next) = (100, 120); // bins 7 (128-byte blocks) and 8 (144)
+        assert_eq!(arena::bin_of(small) + 1, arena::bin_of(next));
+        // SAFETY: every pointer is live where used and freed once; `h` is this thread's heap.
+        unsafe {
+            // The thread's first request makes its heap (and is served by a slab).
+            let first = alloc(8, 1);
+            let x = alloc(next, 1);
+            let guard = alloc(next, 1);
+            free(x);
+            // A victim (the rest of the arena's span) serves the request: not the binned block.
+            let v = alloc(small, 1);
+            assert!(v != x && usable_size(v) + arena::HDR == 128, "carved from the victim");
+            free(v);
+            // No victim after a pass; `x` (merged with nothing: `guard` is live) is in bin 8.
+            let h = thread_map::current();
+            arena::consolidate(h);
+            ok();
+            assert_eq!((*h).arena.victim, 0);
+            // Bin 7 emptied of what the thread's start freed (a pop each).
+            let c = arena::bin_of(small);
+            let mut held = Vec::new();
+            while !(*h).arena.bins[c].is_null() {
+                held.push(alloc(small, 1));
+            }
+            let head = (*h).arena.bins[c + 1] as *mut u8;
+            assert!(!head.is_null(), "x is in bin 8");
+            let p = alloc(small, 1);
+            assert_eq!(p, head, "the next bin's block");
+            assert!((144..160).contains(&(usable_size(p) + arena::HDR)), "handed out whole");
+            ok();
+            free(p);
+            ok();
+            assert_eq!((*h).arena.bins[c + 1] as *mut u8, p, "filed back in its own bin");
+            free(guard);
+            free(first);
+            for q in held {
+                free(q);
+            }
+            ok();
+        }
+    })
+    .join()
+    .unwrap();
+}
