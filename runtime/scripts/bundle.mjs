@@ -84,6 +84,13 @@ await build({ ...common, format: 'iife', entryPoints: ['dist/node-worker.js'], o
 // copy (the drop-in) is required at run time from the files the main thread required (a `require`
 // of a path computed at run time, which esbuild leaves as it is).
 await build({ ...common, entryPoints: ['dist/napi/node-worker.js'], outfile: 'dist/napi-worker.cjs' });
+// ASCII only: esbuild escapes every non-ASCII character of the code, but not of comments, and one
+// (an em dash in a comment of emnapi's) made V8 hold the whole 0.68 MB source as a two-byte
+// string in every pool worker (peak RSS of rolldown's bundle on Node 26 216 -> 206 MB without it;
+// bench/results/napi-2026-11-27-node26/notes.md). What is left lies in comments (\uXXXX is the same
+// character in a string, template or identifier too).
+const napiWorker = readFileSync('dist/napi-worker.cjs', 'utf8');
+writeFileSync('dist/napi-worker.cjs', napiWorker.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
 const { LOADER } = await import(new URL('../dist/platform/node/worker-code.js', import.meta.url).href);
 writeFileSync('dist/node-worker-loader.cjs', LOADER);
 
