@@ -154,7 +154,7 @@ function nextWaitMs(subs: readonly Subscription[]): number {
 
 /**
  * The sleeps of a poll that found nothing ready, for a thread that must not block (a hosted
- * thread, host-worker.ts: its poll_oneoff is a WebAssembly.Suspending import): timers instead of
+ * thread, host-worker.ts: its poll_oneoff is a suspending import, jspi.ts): timers instead of
  * Atomics.wait, so the other threads of its worker run meanwhile.
  */
 async function pollLater(subs: readonly Subscription[], finish: (events: Event[]) => number): Promise<number> {

@@ -70,7 +70,7 @@ export interface WasiPreview1Options {
   readonly stdioIsTty?: StdioTty;
   /**
    * poll_oneoff and sched_yield return a Promise of their errno where they would block (a hosted
-   * thread's instance, host-worker.ts, which imports them as WebAssembly.Suspending). Default false.
+   * thread's instance, host-worker.ts, which imports them as suspending imports, jspi.ts). Default false.
    */
   readonly suspending?: boolean;
   /** Told about exceptions the guard turned into EIO (bugs). Default: console.error. */
@@ -111,7 +111,7 @@ function guard(name: string, f: WasiFunction, onUnexpected: (fn: string, e: unkn
 
 /**
  * The functions that may return a Promise with the `suspending` option (a hosted thread's
- * instance imports each as a WebAssembly.Suspending: thread.ts `suspendingPreview1`).
+ * instance imports each as a suspending import (jspi.ts): thread.ts `suspendingPreview1`).
  */
 export const SUSPENDING: ReadonlySet<string> = new Set(['poll_oneoff', 'sched_yield']);
 

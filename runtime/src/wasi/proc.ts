@@ -121,7 +121,7 @@ function sleep(): void {
 }
 
 /**
- * sched_yield of a hosted thread (host-worker.ts: its sched_yield is a WebAssembly.Suspending
+ * sched_yield of a hosted thread (host-worker.ts: its sched_yield is a suspending
  * import, and other threads share its worker). The first yield of a run spins, as yieldBackoff
  * does; a later one suspends the thread until the worker's event loop has run the rest of its
  * work once (setImmediate): its lock's holder may be a co-hosted thread that can only run then.
