@@ -203,6 +203,20 @@ export class Control {
     return slot;
   }
 
+  /**
+   * Waits until no worker on the idle stack is still booting (each has its instance), the program
+   * ended, or `maxMs` passed. The main worker calls it before `_start` (pool-worker.ts).
+   */
+  waitIdleBooted(maxMs: number): void {
+    const deadline = Date.now() + maxMs;
+    for (;;) {
+      const seq = Atomics.load(this.words, READY_SEQ);
+      const left = deadline - Date.now();
+      if (this.idleBooting() === 0 || this.exited || left <= 0) return;
+      Atomics.wait(this.words, READY_SEQ, seq, Math.min(left, 5)); // markReady notifies; the slice sees an exit
+    }
+  }
+
   /** A worker's thread ended: it is preparing its next instance (undone by pushIdle's caller). */
   beginPreparing(): void { Atomics.add(this.words, PREPARING, 1); }
   endPreparing(): void { Atomics.sub(this.words, PREPARING, 1); }

@@ -20,6 +20,20 @@ import type { WorkerInit } from './protocol.js';
 import type { Platform } from './platform/types.js';
 
 /**
+ * How long the main worker waits before `_start` for the prewarmed pool to boot (pool.ts). The
+ * main worker is started first and is up before them; a worker that boots while the program's
+ * threads compute takes CPU from them, and a thread handed to a worker still booting starts only
+ * once it has (about half of the bursts of 2 x cores threads did). Measured (2 cores, quiet,
+ * 7 interleaved rounds, bench/results/real-programs/pool-boot-wait-2026-11-27.md): malloc ring on
+ * wasi-libc's dlmalloc T=4/T=2 1.015 (Node 20) and 1.041 (Node 26) by median, against 1.028 and
+ * 1.076 without the wait, and 0.92-1.03 vs up to 1.16 on a loaded machine; math T=2 and T=4 5-19%
+ * faster; a threaded program's first output 8-9 ms later by median; exit times unchanged within
+ * noise. The bound keeps a slow boot (a loaded machine, a pool of many) from holding the
+ * program back longer.
+ */
+const PREWARM_WAIT_MS = 250;
+
+/**
  * `idleReady` runs once, the first time this worker has its instance and no command is waiting
  * (its creator put it on the idle stack): work that must not delay a thread (node-worker.ts
  * shares the worker's compiled code with the next workers).
@@ -45,6 +59,7 @@ export function serve(init: WorkerInit, platform: Platform, hooks?: InstanceHook
     if (idleReady && Atomics.load(ctl.words, cmdWord) === CMD_NONE) { idleReady(); idleReady = undefined; }
     while (Atomics.load(ctl.words, cmdWord) === CMD_NONE) Atomics.wait(ctl.words, cmdWord, CMD_NONE);
     ctl.markBusy(init.slot);
+    if (Atomics.load(ctl.words, cmdWord) === CMD_RUN_MAIN) ctl.waitIdleBooted(PREWARM_WAIT_MS);
     if (ctl.exited) return;
     const cmd = Atomics.load(ctl.words, cmdWord);
     const tid = ctl.words[ctl.slotWord(init.slot, 1)]!;

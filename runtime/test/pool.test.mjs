@@ -119,6 +119,18 @@ describe('pool: threads beyond the pool', () => {
     assert.equal(r.stats.started, 1 + n, JSON.stringify(r.stats)); // the main worker and the pool
   });
 
+  test('the main thread starts once the prewarmed pool has booted: a burst of 2 x cores threads never waits for a boot', async () => {
+    // The main worker is started first; before it waited for the pool (pool-worker.ts
+    // PREWARM_WAIT_MS), about half of such bursts handed a thread to a worker still booting.
+    const n = 2 * availableParallelism();
+    for (let round = 0; round < 4; round++) {
+      const r = await runWithStats(c('blocked'), [String(n)]);
+      assert.equal(r.code, 0, r.output);
+      assert.equal(r.stats.waited, 0, `round ${round}: ${JSON.stringify(r.stats)}`);
+      assert.equal(r.stats.grown, 0, JSON.stringify(r.stats));
+    }
+  });
+
   test('512 threads alive at once, all blocked until the last has started, then joined', async () => {
     // A worker per thread (hostThreads: false): where Node has JSPI they would share host workers
     // by default (host-threads.test.mjs).
