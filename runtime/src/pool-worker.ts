@@ -27,9 +27,9 @@ import type { Platform } from './platform/types.js';
  * 7 interleaved rounds, bench/results/real-programs/pool-boot-wait-2026-11-27.md): malloc ring on
  * wasi-libc's dlmalloc T=4/T=2 1.015 (Node 20) and 1.041 (Node 26) by median, against 1.028 and
  * 1.076 without the wait, and 0.92-1.03 vs up to 1.16 on a loaded machine; math T=2 and T=4 5-19%
- * faster; a threaded program's first output 8-9 ms later by median; exit times unchanged within
- * noise. The bound keeps a slow boot (a loaded machine, a pool of many) from holding the
- * program back longer.
+ * faster. The cost: a threaded program's first output 3-18 ms later by median (Node 26 the most),
+ * its exit 4 ms later on average (-6 to +29 ms by median over 14 pairs in 2 quiet sets). The
+ * bound keeps a slow boot (a loaded machine, a pool of many) from holding the program back longer.
  */
 const PREWARM_WAIT_MS = 250;
 
