@@ -27,6 +27,8 @@
  *   WAITED     spawns that took a worker still booting (statistics)
  *   YIELD_SLEEPERS threads sleeping in sched_yield now (wasi/proc.ts: a thread that sleeps while
  *              another one does backs off longer)
+ *   BOOT_TIMEOUTS  the main worker's waits for the prewarmed pool (waitIdleBooted) that ran out of
+ *              time with workers still booting (statistics)
  *   IDLE_STACK MAX_SLOTS words: slots whose worker is waiting (or still booting) for work
  *   SLOT k     SLOT_WORDS words each: CMD, TID, ARG, READY (1 while its worker has an instance
  *              ready and waits for CMD; written only by that worker), PAGES (the memory size,
@@ -56,7 +58,8 @@ export const STARTED = 13;
 export const GROWN = 14;
 export const WAITED = 15;
 export const YIELD_SLEEPERS = 16;
-const HEADER_WORDS = 17;
+export const BOOT_TIMEOUTS = 17;
+const HEADER_WORDS = 18;
 const SLOT_WORDS = 5;
 
 /** What the control block tells about the pool (`Program.poolStats`). */
@@ -67,6 +70,8 @@ export interface PoolStats {
   grown: number;
   /** Spawns that took a worker that was still booting. */
   waited: number;
+  /** Waits of the main worker for the prewarmed pool that ran out of time (a slow boot). */
+  bootTimeouts: number;
   /** Workers on the idle stack now, ready or booting. */
   idle: number;
   /** Idle workers kept ahead of demand once the pool has grown. */
@@ -212,7 +217,8 @@ export class Control {
     for (;;) {
       const seq = Atomics.load(this.words, READY_SEQ);
       const left = deadline - Date.now();
-      if (this.idleBooting() === 0 || this.exited || left <= 0) return;
+      if (this.idleBooting() === 0 || this.exited) return;
+      if (left <= 0) { Atomics.add(this.words, BOOT_TIMEOUTS, 1); return; }
       Atomics.wait(this.words, READY_SEQ, seq, Math.min(left, 5)); // markReady notifies; the slice sees an exit
     }
   }
@@ -284,6 +290,7 @@ export class Control {
       started: Atomics.load(w, STARTED),
       grown: Atomics.load(w, GROWN),
       waited: Atomics.load(w, WAITED),
+      bootTimeouts: Atomics.load(w, BOOT_TIMEOUTS),
       idle: Atomics.load(w, IDLE_COUNT),
       spare: w[SPARE]!,
     };
