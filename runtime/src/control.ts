@@ -27,7 +27,7 @@
  *   WAITED     spawns that took a worker still booting (statistics)
  *   YIELD_SLEEPERS threads sleeping in sched_yield now (wasi/proc.ts: a thread that sleeps while
  *              another one does backs off longer)
- *   BOOT_TIMEOUTS  the main thread's waits for the prewarmed pool (waitIdleBooted) that ran out of
+ *   BOOT_TIMEOUTS  the main worker's waits for the prewarmed pool (waitIdleBooted) that ran out of
  *              time with workers still booting (statistics)
  *   IDLE_STACK MAX_SLOTS words: slots whose worker is waiting (or still booting) for work
  *   SLOT k     SLOT_WORDS words each: CMD, TID, ARG, READY (1 while its worker has an instance
@@ -70,7 +70,7 @@ export interface PoolStats {
   grown: number;
   /** Spawns that took a worker that was still booting. */
   waited: number;
-  /** Waits of the main thread's first spawn for the prewarmed pool that ran out of time (a slow boot). */
+  /** Waits of the main worker for the prewarmed pool that ran out of time (a slow boot). */
   bootTimeouts: number;
   /** Workers on the idle stack now, ready or booting. */
   idle: number;
@@ -210,7 +210,7 @@ export class Control {
 
   /**
    * Waits until no worker on the idle stack is still booting (each has its instance), the program
-   * ended, or `maxMs` passed. The main thread's first spawn calls it (thread.ts ThreadFactory.bootWaitMs).
+   * ended, or `maxMs` passed. The main worker calls it before `_start` (pool-worker.ts).
    */
   waitIdleBooted(maxMs: number): void {
     const deadline = Date.now() + maxMs;

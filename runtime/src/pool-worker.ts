@@ -20,8 +20,8 @@ import type { WorkerInit } from './protocol.js';
 import type { Platform } from './platform/types.js';
 
 /**
- * How long the main thread's first spawn waits for the prewarmed pool to boot (pool.ts;
- * ThreadFactory.bootWaitMs). The main worker is started first and is up before them; a worker that boots while the program's
+ * How long the main worker waits before `_start` for the prewarmed pool to boot (pool.ts). The
+ * main worker is started first and is up before them; a worker that boots while the program's
  * threads compute takes CPU from them, and a thread handed to a worker still booting starts only
  * once it has (about half of the bursts of 2 x cores threads did). Measured (2 cores, quiet,
  * 7 interleaved rounds, bench/results/real-programs/pool-boot-wait-2026-11-27.md): malloc ring on
@@ -30,8 +30,6 @@ import type { Platform } from './platform/types.js';
  * faster. The cost: a threaded program's first output 3-18 ms later by median (Node 26 the most),
  * its exit 4 ms later on average (-6 to +29 ms by median over 14 pairs in 2 quiet sets). The
  * bound keeps a slow boot (a loaded machine, a pool of many) from holding the program back longer.
- * Those figures are of a wait before `_start` (dac7444); at the first spawn, a program that never
- * spawns (a threaded tool's `--version`) or spawns after its boot is over does not wait at all.
  */
 const PREWARM_WAIT_MS = 250;
 
@@ -61,7 +59,7 @@ export function serve(init: WorkerInit, platform: Platform, hooks?: InstanceHook
     if (idleReady && Atomics.load(ctl.words, cmdWord) === CMD_NONE) { idleReady(); idleReady = undefined; }
     while (Atomics.load(ctl.words, cmdWord) === CMD_NONE) Atomics.wait(ctl.words, cmdWord, CMD_NONE);
     ctl.markBusy(init.slot);
-    if (Atomics.load(ctl.words, cmdWord) === CMD_RUN_MAIN) factory.bootWaitMs = PREWARM_WAIT_MS;
+    if (Atomics.load(ctl.words, cmdWord) === CMD_RUN_MAIN) ctl.waitIdleBooted(PREWARM_WAIT_MS);
     if (ctl.exited) return;
     const cmd = Atomics.load(ctl.words, cmdWord);
     const tid = ctl.words[ctl.slotWord(init.slot, 1)]!;

@@ -9,8 +9,8 @@
  *   program that starts up to twice as many threads as cores at once finds them all booted. A
  *   worker that boots while the program's threads compute takes CPU time from them (on 2 cores
  *   that made T=4 cost 1.2-1.5x the time of T=2); one that boots during start-up delays the
- *   program's first instruction a little instead: the main thread's first spawn waits for them
- *   (pool-worker.ts PREWARM_WAIT_MS).
+ *   program's first instruction a little instead: the main worker waits for them before
+ *   `_start` (pool-worker.ts PREWARM_WAIT_MS).
  * - Top-up: once a spawn has found no idle worker (the program runs more threads than the pool
  *   held: control.ts GROWN), a spawn that leaves fewer than SPARE (cores) workers on the idle
  *   stack wakes the owner (thread.ts `spawnThread`), whose pump calls `topUp`: it starts workers

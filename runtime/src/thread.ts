@@ -164,12 +164,6 @@ export class ThreadFactory {
   private exported: WebAssembly.Memory | undefined;
   /** A hosted thread's JSPI (jspi.ts): its suspending imports, and the call of its start. */
   readonly suspension: Suspension | undefined;
-  /**
-   * Set by pool-worker.ts before it runs the program's main thread: that thread's first spawn
-   * first waits (up to this many ms) until no prewarmed worker is still booting, then this is 0.
-   * A program that never spawns never waits.
-   */
-  bootWaitMs = 0;
 
   /** `hosted`: the instance runs on a host worker (host-worker.ts): its blocking imports suspend instead. */
   constructor(private readonly init: WorkerInit, platform: Platform, stdio: ThreadStdio, private readonly hooks?: InstanceHooks, hosted = false) {
@@ -191,12 +185,7 @@ export class ThreadFactory {
       // Like wasmtime: stdio is a character device only when it really is a terminal.
       wasi_snapshot_preview1: this.suspension ? suspendingPreview1(wasiPreview1(this.host, { stdioIsTty: tty, fds, suspending: true }), stdio, this.suspension)
         : wasiPreview1(this.host, { stdioIsTty: tty, fds }),
-      wasi: {
-        'thread-spawn': (arg: number) => {
-          if (this.bootWaitMs > 0) { ctl.waitIdleBooted(this.bootWaitMs); this.bootWaitMs = 0; }
-          return spawnThread(init, platform, ctl, stdio, arg);
-        },
-      },
+      wasi: { 'thread-spawn': (arg: number) => spawnThread(init, platform, ctl, stdio, arg) },
     };
     if (init.opfs) this.imports.spindle_opfs = opfsImports(init.opfs, () => this.host.memory);
     if (imported && init.memoryImport) {

@@ -130,8 +130,8 @@ describe('pool: threads beyond the pool', () => {
     assert.equal(r.stats.started, 1 + n, JSON.stringify(r.stats)); // the main worker and the pool
   });
 
-  test('the main thread\'s first spawn waits for the prewarmed pool to boot: a burst of 2 x cores threads never takes a booting worker', async () => {
-    // The main worker is started first; before its first spawn waited for the pool (pool-worker.ts
+  test('the main thread starts once the prewarmed pool has booted: a burst of 2 x cores threads never waits for a boot', async () => {
+    // The main worker is started first; before it waited for the pool (pool-worker.ts
     // PREWARM_WAIT_MS), about half of such bursts handed a thread to a worker still booting.
     const n = 2 * availableParallelism();
     for (let round = 0; round < 4; round++) {
