@@ -25,7 +25,7 @@
  * (`node --experimental-wasm-stack-switching`, the user's choice), every context has it, and
  * threads are hosted as on Node 22.
  */
-import { concat, nameBytes, section, uleb } from './thread-guards.js';
+import { concat, exportEntry, nameBytes, section, uleb } from './thread-guards.js';
 
 interface StandardJspi {
   Suspending: new (f: (...args: any[]) => unknown) => WebAssembly.ImportValue;
@@ -120,7 +120,7 @@ const SCOPE = concat([
   section(3, [1, 0]),
   section(4, [1, 0x70, 0x00, 1]),
   section(6, [1, 0x6f, 0x01, 0xd0, 0x6f, 0x0b]),
-  section(7, [3, ...nameBytes('enter'), 0, 0, ...nameBytes('s'), 3, 0, ...nameBytes('t'), 1, 0]),
+  section(7, [3, ...exportEntry('enter', 0, 0), ...exportEntry('s', 3, 0), ...exportEntry('t', 1, 0)]),
   section(10, [1, ...withSize([0, 0x20, 0, 0x24, 0, 0x20, 1, 0x20, 2, 0x41, 0, 0x11, 1, 0, 0x0b])]),
   // Names: a trap's wasm backtrace (thread.ts describeTrap) ends with this frame.
   section(0, [...nameBytes('name'), 0, ...withSize(nameBytes('spindle')), 1, ...withSize([1, 0, ...nameBytes('hosted_thread_entry')])]),
@@ -144,7 +144,7 @@ function wrapperModule(sig: Signature): WebAssembly.Module {
     section(2, [3, ...nameBytes('h'), ...nameBytes('s'), 3, 0x6f, 0x01, ...nameBytes('h'), ...nameBytes('id'), 3, 0x7f, 0x00,
       ...nameBytes('h'), ...nameBytes('f'), 0, 1]),
     section(3, [1, 0]),
-    section(7, [1, ...nameBytes('w'), 0, 1]),
+    section(7, [1, ...exportEntry('w', 0, 1)]),
     section(10, [1, ...withSize(body)]),
   ]) as Uint8Array<ArrayBuffer>);
 }
