@@ -34,6 +34,9 @@ const TRAMPOLINES = new Uint8Array([
   0x07, 0x0d, 0x02, 0x03, 0x77, 0x33, 0x32, 0x00, 0x00, 0x03, 0x77, 0x36, 0x34, 0x00, 0x01, // exports w32, w64
 ]);
 
+/** TRAMPOLINES compiled, once per thread (a host worker makes the hook's functions per thread factory). */
+let trampolines: WebAssembly.Module | undefined;
+
 /**
  * A wait as the hook calls it: the instruction's address (aligned), operand size, expected value
  * and timeout in ns (negative: none); its result (0 woken, 1 not equal, 2 timed out), or a Promise
@@ -77,7 +80,8 @@ export function waitHookFunctions(wait: HookedWait, wrap: (f: (...args: any[]) =
     if (addr % size !== 0) throw new WebAssembly.RuntimeError('unaligned atomic access in a wait');
     return wait(addr, size, expected, timeoutNs);
   };
-  const { w32, w64 } = new WebAssembly.Instance(new WebAssembly.Module(TRAMPOLINES), {
+  trampolines ??= new WebAssembly.Module(TRAMPOLINES);
+  const { w32, w64 } = new WebAssembly.Instance(trampolines, {
     h: {
       w32: wrap((addr: number, expected: number, timeout: bigint) => aligned(addr >>> 0, 4, expected, timeout), [['i32', 'i32', 'i64'], ['i32']]),
       w64: wrap((addr: number, expected: bigint, timeout: bigint) => aligned(addr >>> 0, 8, expected, timeout), [['i32', 'i64', 'i64'], ['i32']]),
