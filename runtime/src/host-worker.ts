@@ -33,16 +33,11 @@ import type { Platform } from './platform/types.js';
 import type { WorkerInit } from './protocol.js';
 import { reportFailure, reportTrap, ThreadFactory, ThreadStdio } from './thread.js';
 import { fillWaitHook, RESULTS, waitHookFunctions, type WaitHookFunctions } from './wait-hook.js';
+import { compiledOnce, funcrefModule, type Signature } from './wasm-module-bytes.js';
 
-/** A module that imports `h.y` () -> () and exports it as `y`: a JS function as a funcref. */
-const YIELD_TRAMPOLINE = new Uint8Array([
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-  0x01, 0x04, 0x01, 0x60, 0x00, 0x00,
-  0x02, 0x07, 0x01, 0x01, 0x68, 0x01, 0x79, 0x00, 0x00,
-  0x07, 0x05, 0x01, 0x01, 0x79, 0x00, 0x00,
-]);
-
-let yieldModule: WebAssembly.Module | undefined;
+const NO_VALUES: Signature = [[], []];
+/** The preemption hook's yield as a wasm function: `y` () -> (), the import `h.y`; compiled once per thread. */
+const yieldTrampoline = compiledOnce(() => funcrefModule([['y', NO_VALUES]]));
 
 const ENDED = Symbol('ended');
 
@@ -136,8 +131,7 @@ class Host {
     if (!fns) {
       const jspi: Suspension = factory.suspension!, memory = factory.wasiHost.memory;
       const waits = waitHookFunctions((addr, size, expected, timeoutNs) => this.wait(memory, addr, size, expected, timeoutNs), (f, sig) => jspi.suspending(f, sig));
-      yieldModule ??= new WebAssembly.Module(YIELD_TRAMPOLINE);
-      const { y } = new WebAssembly.Instance(yieldModule, { h: { y: jspi.suspending(this.yieldFn, [[], []]) } }).exports;
+      const { y } = new WebAssembly.Instance(yieldTrampoline(), { h: { y: jspi.suspending(this.yieldFn, NO_VALUES) } }).exports;
       this.hooks.set(factory, fns = { waits, y: y! });
     }
     fillWaitHook(exports, fns.waits);

@@ -11,10 +11,11 @@
  *   WebAssembly.Function(type, f, {suspending: 'first'})` is an import whose FIRST parameter is a
  *   `WebAssembly.Suspender` (externref) and `new WebAssembly.Function(type, export, {promising:
  *   'first'})` an export wrapper that creates one and passes it first. A program's imports
- *   cannot pass it, so each Suspension holds a small instance (`SCOPE`) with a mutable externref
- *   global: its entry stores the suspender there and calls the thread's start through a table;
- *   each suspending import is a wrapper (`wrapperModule`, one module per signature) with the import's
- *   own signature that passes `global.get` first, and an id: one suspending function per
+ *   cannot pass it, so each Suspension holds a small instance with a mutable externref global
+ *   (`suspenderScopeModule`; both modules' shapes: wasm-module-bytes.ts): its entry stores the
+ *   suspender there and calls the thread's start through a table; each suspending import is a
+ *   wrapper (`suspenderWrapperModule`, one module per signature) with the import's own
+ *   signature that passes `global.get` first, and an id: one suspending function per
  *   signature dispatches on it (creating one costs ~0.35 ms on V8 12.4). Hence the rules: one
  *   call through a Suspension's `run` at a time (a thread factory runs one thread at a time),
  *   and suspending imports made per factory, not per thread.
@@ -25,22 +26,20 @@
  * (`node --experimental-wasm-stack-switching`, the user's choice), every context has it, and
  * threads are hosted as on Node 22.
  */
-import { concat, exportEntry, nameBytes, section, uleb } from './thread-guards.js';
+import { compiledOnce, suspenderScopeModule, suspenderWrapperModule, type Signature, type ValueType } from './wasm-module-bytes.js';
+
+export type { Signature };
 
 interface StandardJspi {
   Suspending: new (f: (...args: any[]) => unknown) => WebAssembly.ImportValue;
   promising<A extends unknown[]>(f: (...args: A) => unknown): (...args: A) => Promise<unknown>;
 }
 
-type ValueType = 'i32' | 'i64' | 'f32' | 'f64' | 'externref';
 interface FunctionType { parameters: ValueType[]; results: ValueType[] }
 interface SuspenderJspi {
   Suspender: new () => unknown;
   Function: new (type: FunctionType, f: unknown, usage?: { suspending?: 'first'; promising?: 'first' }) => (...args: any[]) => any;
 }
-
-/** A wasm function type of the numeric types: parameters and results, e.g. `[['i32'], ['i32']]`. */
-export type Signature = readonly [params: readonly ('i32' | 'i64' | 'f32' | 'f64')[], results: readonly ('i32' | 'i64' | 'f32' | 'f64')[]];
 
 /** Whether this engine has the standard JSPI. */
 export function hasJspi(): boolean {
@@ -104,51 +103,6 @@ export function suspension(): Suspension {
   throw new Error('this JS engine has no JSPI (WebAssembly.Suspending)');
 }
 
-const TYPE_CODE: Record<ValueType, number> = { i32: 0x7f, i64: 0x7e, f32: 0x7d, f64: 0x7c, externref: 0x6f };
-const funcType = (params: readonly ValueType[], results: readonly ValueType[]): number[] =>
-  [0x60, ...uleb(params.length), ...params.map((t) => TYPE_CODE[t]), ...uleb(results.length), ...results.map((t) => TYPE_CODE[t])];
-const HEADER = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
-
-/**
- * The scope of one Suspension (earlier form): global 0 (mut externref, exported `s`), table 0 of
- * one funcref (`t`), and `enter` (externref, i32, i32) -> (): stores its suspender in the global
- * and calls t[0](a, b).
- */
-const SCOPE = concat([
-  HEADER,
-  section(1, [2, ...funcType(['externref', 'i32', 'i32'], []), ...funcType(['i32', 'i32'], [])]),
-  section(3, [1, 0]),
-  section(4, [1, 0x70, 0x00, 1]),
-  section(6, [1, 0x6f, 0x01, 0xd0, 0x6f, 0x0b]),
-  section(7, [3, ...exportEntry('enter', 0, 0), ...exportEntry('s', 3, 0), ...exportEntry('t', 1, 0)]),
-  section(10, [1, ...withSize([0, 0x20, 0, 0x24, 0, 0x20, 1, 0x20, 2, 0x41, 0, 0x11, 1, 0, 0x0b])]),
-  // Names: a trap's wasm backtrace (thread.ts describeTrap) ends with this frame.
-  section(0, [...nameBytes('name'), 0, ...withSize(nameBytes('spindle')), 1, ...withSize([1, 0, ...nameBytes('hosted_thread_entry')])]),
-]);
-
-function withSize(body: number[]): number[] {
-  return [...uleb(body.length), ...body];
-}
-
-/**
- * A wrapper of type `sig`: imports `h.s` (the scope's global), `h.id` (an i32 global) and `h.f`
- * (externref, i32, ...sig) -> results, and exports `w`, which calls
- * `h.f(global.get s, global.get id, ...its parameters)`.
- */
-function wrapperModule(sig: Signature): WebAssembly.Module {
-  const [params, results] = sig;
-  const body = [0, 0x23, 0, 0x23, 1, ...params.flatMap((_, i) => [0x20, ...uleb(i)]), 0x10, 0, 0x0b];
-  return new WebAssembly.Module(concat([
-    HEADER,
-    section(1, [2, ...funcType(params, results), ...funcType(['externref', 'i32', ...params], results)]),
-    section(2, [3, ...nameBytes('h'), ...nameBytes('s'), 3, 0x6f, 0x01, ...nameBytes('h'), ...nameBytes('id'), 3, 0x7f, 0x00,
-      ...nameBytes('h'), ...nameBytes('f'), 0, 1]),
-    section(3, [1, 0]),
-    section(7, [1, ...exportEntry('w', 0, 1)]),
-    section(10, [1, ...withSize(body)]),
-  ]) as Uint8Array<ArrayBuffer>);
-}
-
 /**
  * Per signature, for this thread (a worker): the wrapper module and ONE suspending import that
  * calls `targets[id]`. A suspending `WebAssembly.Function` costs ~0.35 ms to create on V8 12.4
@@ -156,9 +110,10 @@ function wrapperModule(sig: Signature): WebAssembly.Module {
  * import.
  */
 const bySignature = new Map<string, { module: WebAssembly.Module; dispatch: unknown }>();
+/** The scope module (wasm-module-bytes.ts), compiled once per thread. */
+const scopeModule = compiledOnce(suspenderScopeModule);
 /** The functions behind the suspending imports made so far, by id (never released: see `suspending`). */
 const targets: ((...args: any[]) => unknown)[] = [];
-let scopeModule: WebAssembly.Module | undefined;
 
 class SuspenderScope implements Suspension {
   private readonly table: WebAssembly.Table;
@@ -167,8 +122,7 @@ class SuspenderScope implements Suspension {
 
   constructor() {
     const w = WebAssembly as unknown as SuspenderJspi;
-    scopeModule ??= new WebAssembly.Module(SCOPE as Uint8Array<ArrayBuffer>);
-    const { enter, s, t } = new WebAssembly.Instance(scopeModule).exports;
+    const { enter, s, t } = new WebAssembly.Instance(scopeModule()).exports;
     this.global = s as WebAssembly.Global;
     this.table = t as WebAssembly.Table;
     this.enter = new w.Function({ parameters: ['i32', 'i32'], results: ['externref'] }, enter, { promising: 'first' });
@@ -184,7 +138,7 @@ class SuspenderScope implements Suspension {
       // V8 passes the function the import's parameters after the suspender (it keeps that one).
       const dispatch = new w.Function({ parameters: ['externref', 'i32', ...params], results: [...results] },
         (id: number, ...args: unknown[]) => targets[id]!(...args), { suspending: 'first' });
-      bySignature.set(key, entry = { module: wrapperModule(sig), dispatch });
+      bySignature.set(key, entry = { module: new WebAssembly.Module(suspenderWrapperModule(sig)), dispatch });
     }
     const id = new WebAssembly.Global({ value: 'i32', mutable: false }, targets.push(f) - 1);
     return new WebAssembly.Instance(entry.module, { h: { s: this.global, id, f: entry.dispatch } as WebAssembly.ModuleImports }).exports.w!;

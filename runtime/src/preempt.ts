@@ -40,8 +40,8 @@
  * (bench/runtime/experiments/preempt-cost.mjs; bench/results/threads-jspi-2026-11-27).
  */
 import { CodeError, loopHeaders, skipLocals } from './wasm-code.js';
-import { appendEntries, concat, Cursor, customName, exportEntry, nameBytes, rank, readLayout, section, sleb, uleb, type Layout, type Section }
-  from './thread-guards.js';
+import { appendEntries, Cursor, customName, rank, readLayout, type Layout, type Section } from './thread-guards.js';
+import { concat, exportEntry, nameBytes, section, sleb, uleb } from './wasm-module-bytes.js';
 
 /** The exports of the preemption hook: the table of the yield function, and the global that arms it. */
 export const YIELD_EXPORT = 'spindle.preempt-yield';

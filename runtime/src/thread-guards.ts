@@ -64,6 +64,7 @@
 import { addressLocal, atomicShape, inlineGuard, memargOffset, provedWithin, REFRESH_TYPE, refreshBody, type GuardRefs,
   type ScratchLocals } from './atomic-guards.js';
 import { CodeError, sitesOf, SiteKind, type Site } from './wasm-code.js';
+import { concat, exportEntry, KIND, nameBytes, section, sleb, uleb } from './wasm-module-bytes.js';
 
 export interface GuardResult {
   /** The rewritten module, or the original bytes when nothing was rewritten. */
@@ -344,38 +345,6 @@ function guardedBodies(b: Uint8Array, code: Section): Body[] {
 
 // ---- writing ----------------------------------------------------------------------------------
 
-export function uleb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let byte = n & 0x7f;
-    n = Math.floor(n / 128);
-    if (n) byte |= 0x80;
-    out.push(byte);
-  } while (n);
-  return out;
-}
-
-/** A name as the binary format writes it: its UTF-8 length, then its bytes. */
-export function nameBytes(name: string): number[] {
-  const n = new TextEncoder().encode(name);
-  return [...uleb(n.length), ...n];
-}
-
-/** An export section entry: `name`, its kind (1 table, 3 global, ...) and index. */
-export function exportEntry(name: string, kind: number, index: number): number[] {
-  return [...nameBytes(name), kind, ...uleb(index)];
-}
-
-export function sleb(n: bigint): number[] {
-  const out: number[] = [];
-  for (;;) {
-    const byte = Number(n & 0x7fn);
-    n >>= 7n;
-    if ((n === 0n && !(byte & 0x40)) || (n === -1n && byte & 0x40)) { out.push(byte); return out; }
-    out.push(byte | 0x80);
-  }
-}
-
 const I32 = 0x7f;
 const I64 = 0x7e;
 
@@ -468,19 +437,6 @@ function patchCall(out: Uint8Array, at: number, end: number, call: readonly numb
   out.fill(0x01 /* nop */, at + call.length, end);
 }
 
-export function concat(parts: readonly (Uint8Array | number[])[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let at = 0;
-  for (const p of parts) { out.set(p, at); at += p.length; }
-  return out;
-}
-
-export function section(id: number, content: Uint8Array | number[]): Uint8Array {
-  return concat([[id, ...uleb(content.length)], content]);
-}
-
 /** A vector section's content with `extra` entries appended (the count is rewritten). */
 export function appendEntries(b: Uint8Array, s: Section | undefined, extra: readonly number[][]): Uint8Array {
   if (!s) return concat([uleb(extra.length), ...extra]);
@@ -512,7 +468,7 @@ function emit(b: Uint8Array, layout: Layout, bodies: Body[]): Uint8Array {
   const hook: HookRefs = { hooked: known + 1, table: layout.importedTables + layout.definedTables, typeOf: (site) => typeIndex(typeOf(site)) };
   const hookGlobal = [I32, 0x01, 0x41, 0x00, 0x0b];
   const hookTable = [0x70 /* funcref */, 0x00, 2];
-  const hookExports = [exportEntry(HOOKS_EXPORT, 1, hook.table), exportEntry(HOOKED_EXPORT, 3, hook.hooked)];
+  const hookExports = [exportEntry(HOOKS_EXPORT, KIND.table, hook.table), exportEntry(HOOKED_EXPORT, KIND.global, hook.hooked)];
   const added = [...guards.map((g) => guardBody(b, g, known, hook)), ...(inline ? [refreshBody(known)] : [])];
   const code = codeSection(b, layout.code!, bodies, replacementsFor(b, bodies, guardMap, refs), added);
   const whole = (content: Uint8Array): Parts => ({ parts: [content], length: content.length, resized: false });

@@ -15,27 +15,24 @@
  */
 import type { Control } from './control.js';
 import { ExitSignal } from './errors.js';
-import type { Signature } from './jspi.js';
 import { HOOKED_EXPORT, HOOKS_EXPORT } from './thread-guards.js';
+import { compiledOnce, funcrefModule, type Signature } from './wasm-module-bytes.js';
 
 /** How long a hooked wait sleeps before it looks at the program's state again (ms). */
 const SLICE_MS = 5;
 
 export const RESULTS: Record<string, number> = { ok: 0, 'not-equal': 1, 'timed-out': 2 };
 
-/**
- * A module of two functions, `w32` (i32, i32, i64) -> i32 and `w64` (i32, i64, i64) -> i32, each
- * the import of the same name from `h`: the way to put a JS function into a wasm funcref table.
- */
-const TRAMPOLINES = new Uint8Array([
-  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00,
-  0x01, 0x0f, 0x02, 0x60, 0x03, 0x7f, 0x7f, 0x7e, 0x01, 0x7f, 0x60, 0x03, 0x7f, 0x7e, 0x7e, 0x01, 0x7f, // types
-  0x02, 0x11, 0x02, 0x01, 0x68, 0x03, 0x77, 0x33, 0x32, 0x00, 0x00, 0x01, 0x68, 0x03, 0x77, 0x36, 0x34, 0x00, 0x01, // imports h.w32, h.w64
-  0x07, 0x0d, 0x02, 0x03, 0x77, 0x33, 0x32, 0x00, 0x00, 0x03, 0x77, 0x36, 0x34, 0x00, 0x01, // exports w32, w64
-]);
+/** The types of memory.atomic.wait32 and wait64: (address, expected, timeout in ns) -> result. */
+const W32: Signature = [['i32', 'i32', 'i64'], ['i32']];
+const W64: Signature = [['i32', 'i64', 'i64'], ['i32']];
 
-/** TRAMPOLINES compiled, once per thread (a host worker makes the hook's functions per thread factory). */
-let trampolines: WebAssembly.Module | undefined;
+/**
+ * The hook's two functions as wasm functions (the only kind its funcref table holds): `w32` and
+ * `w64`, each the import of the same name from `h`. Compiled once per thread: a host worker makes
+ * the hook's functions per thread factory.
+ */
+const trampolines = compiledOnce(() => funcrefModule([['w32', W32], ['w64', W64]]));
 
 /**
  * A wait as the hook calls it: the instruction's address (aligned), operand size, expected value
@@ -80,11 +77,10 @@ export function waitHookFunctions(wait: HookedWait, wrap: (f: (...args: any[]) =
     if (addr % size !== 0) throw new WebAssembly.RuntimeError('unaligned atomic access in a wait');
     return wait(addr, size, expected, timeoutNs);
   };
-  trampolines ??= new WebAssembly.Module(TRAMPOLINES);
-  const { w32, w64 } = new WebAssembly.Instance(trampolines, {
+  const { w32, w64 } = new WebAssembly.Instance(trampolines(), {
     h: {
-      w32: wrap((addr: number, expected: number, timeout: bigint) => aligned(addr >>> 0, 4, expected, timeout), [['i32', 'i32', 'i64'], ['i32']]),
-      w64: wrap((addr: number, expected: bigint, timeout: bigint) => aligned(addr >>> 0, 8, expected, timeout), [['i32', 'i64', 'i64'], ['i32']]),
+      w32: wrap((addr: number, expected: number, timeout: bigint) => aligned(addr >>> 0, 4, expected, timeout), W32),
+      w64: wrap((addr: number, expected: bigint, timeout: bigint) => aligned(addr >>> 0, 8, expected, timeout), W64),
     } as WebAssembly.ModuleImports,
   }).exports;
   return { w32: w32!, w64: w64! };
