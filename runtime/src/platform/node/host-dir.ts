@@ -29,10 +29,10 @@ import type { Descriptor, Directory, Filestat } from '../../wasi/fd-table.js';
 import { AUX_OS_APPEND, AUX_OS_READ, AUX_OS_WRITE, AUX_READ_ONLY, filestatOf, filetypeOf, PendingHost, setFdTimes, type MountInfo } from './host-file.js';
 import { childPathIn, setTimes } from './host-times.js';
 import { DIR_INHERITING, hostDirEntryFor } from '../../fs/runtime-fs.js';
-import { DIR_FLAGS, dirItself, inDir, PROC_FD, quiet, sys, walk, type DirRef, type Named, type Resolved } from './host-path.js';
+import { cachedDirOf, DIR_FLAGS, dirItself, inDir, lstatIn, PROC_FD, quiet, sys, walk, WALK, type DirRef, type Named, type Resolved } from './host-path.js';
 import { errnoOfNodeError } from './errno.js';
 import { HOST_FILE, type SharedFdTable } from '../../fs/shared-fd-table.js';
-import { DirCache } from './host-dir-cache.js';
+import { DirCache, release, type CachedDir } from './host-dir-cache.js';
 
 const WRITE_RIGHTS = RIGHTS_FD_WRITE | RIGHTS_FD_DATASYNC | RIGHTS_FD_ALLOCATE | RIGHTS_FD_FILESTAT_SET_SIZE;
 const follows = (lookupflags: number): boolean => (lookupflags & LOOKUPFLAGS_SYMLINK_FOLLOW) !== 0;
@@ -85,7 +85,30 @@ export class HostDirectory implements Directory {
   }
 
   filestatOrErrno(lookupflags: number, path: string): Filestat | number {
-    return this.at(path, follows(lookupflags), filestatAnswer);
+    const follow = follows(lookupflags);
+    if (this.cache !== undefined) {
+      // The usual lookup: the last name in a cached directory (host-path.ts's cachedDirOf).
+      const os = this.table.pinOs(this.fd, this.gen);
+      if (os < 0) return ERRNO_BADF;
+      try {
+        const hit = cachedDirOf(os, path, this.cache);
+        if (typeof hit === 'number') {
+          if (hit !== WALK) return hit;
+        } else {
+          try {
+            const st = lstatIn(hit, path.slice(path.lastIndexOf('/') + 1));
+            // A symlink to follow: the walk follows it.
+            if (st === undefined) return ERRNO_NOENT;
+            if (!follow || !st.isSymbolicLink()) return filestatOf(st);
+          } finally {
+            release(hit);
+          }
+        }
+      } finally {
+        this.table.unpinOs(os);
+      }
+    }
+    return this.at(path, follow, filestatAnswer);
   }
 
   setTimes(lookupflags: number, path: string, atim: bigint, mtim: bigint, fstflags: number): void {
@@ -129,7 +152,30 @@ export class HostDirectory implements Directory {
     // the last name unchecked and one open with O_NOFOLLOW answers for it, where the walk's lstat
     // and the open made two system calls. A symlink to follow, or a directory, is walked again
     // the general way (openResolved).
-    const opened = this.at(path, follow, (r, root) => (r.unchecked ? this.openUnchecked(r as Named, follow, fdflags, rightsBase) : resolved(r, root)), false);
+    if (this.cache !== undefined) {
+      // The usual open: the last name in a cached directory (host-path.ts's cachedDirOf).
+      const os = this.table.pinOs(this.fd, this.gen);
+      if (os < 0) fail(ERRNO_BADF);
+      let hit: CachedDir | number;
+      let opened: Descriptor | undefined;
+      try {
+        hit = cachedDirOf(os, path, this.cache);
+        if (typeof hit === 'number') {
+          if (hit !== WALK) fail(hit);
+        } else {
+          try {
+            opened = this.openUnchecked(hit.dir, path.slice(path.lastIndexOf('/') + 1), follow, fdflags, rightsBase);
+          } finally {
+            release(hit);
+          }
+        }
+      } finally {
+        this.table.unpinOs(os);
+      }
+      // Not opened: a symlink to follow or a directory, which the general walk opens.
+      if (typeof hit !== 'number') return opened ?? this.at(path, follow, resolved);
+    }
+    const opened = this.at(path, follow, (r, root) => (r.unchecked ? this.openUnchecked(r.parent, r.name!, follow, fdflags, rightsBase) : resolved(r, root)), false);
     return opened ?? this.at(path, follow, resolved);
   }
 
@@ -157,15 +203,15 @@ export class HostDirectory implements Directory {
   }
 
   /**
-   * path_open of `r.name`, not looked at by the walk, for reading with no oflags: the open
+   * path_open of `name` in `parent`, not looked at by the walk, for reading with no oflags: the open
    * (O_NOFOLLOW) answers as openResolved's checks would for a missing name (ENOENT), a symlink
    * not to follow (ELOOP) and a file; undefined for a symlink to follow or a directory, which
    * the caller walks again the general way.
    */
-  private openUnchecked(r: Named, follow: boolean, fdflags: number, rightsBase: bigint): Descriptor | undefined {
+  private openUnchecked(parent: DirRef, name: string, follow: boolean, fdflags: number, rightsBase: bigint): Descriptor | undefined {
     let os: number;
     try {
-      os = quiet(() => openSync(inDir(r.parent, r.name), openFlags(0, fdflags, true, false), 0o666));
+      os = quiet(() => openSync(inDir(parent, name), openFlags(0, fdflags, true, false), 0o666));
     } catch (e) {
       // With O_NOFOLLOW, ELOOP means the name is a symlink.
       if ((e as NodeJS.ErrnoException).code === 'ELOOP' && follow) return undefined;

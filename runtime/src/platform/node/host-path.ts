@@ -44,11 +44,11 @@
  * captured (`quiet`). Thread rules: none; the fds opened on the way belong to the calling thread's
  * `walk` and are closed by it, or given to (and back to) this thread's cache.
  */
-import { closeSync, existsSync, fstatSync, lstatSync, openSync, readlinkSync, constants, type BigIntStats } from 'node:fs';
+import { closeSync, existsSync, fstatSync, lstatSync, openSync, readlinkSync, constants, type BigIntStats, type Stats } from 'node:fs';
 import { ERRNO_INVAL, ERRNO_LOOP, ERRNO_NAMETOOLONG, ERRNO_NOENT, ERRNO_NOTDIR, ERRNO_PERM } from '../../wasi/constants.js';
 import { fail, WasiErrno } from '../../wasi/errno.js';
 import { errnoOfNodeError } from './errno.js';
-import { release, type CachedDir, type DirCache } from './host-dir-cache.js';
+import { FD_DIR, release, type CachedDir, type DirCache } from './host-dir-cache.js';
 
 export const MAX_SYMLINKS = 40;
 /** Linux's PATH_MAX: a guest path this long or longer is ENAMETOOLONG. */
@@ -59,6 +59,7 @@ export const PATH_MAX = 4096;
  * SPINDLE_NO_PROC_FD=1 forces the path-string way (macOS's) on Linux, so tests can run it.
  */
 export const PROC_FD = process.platform === 'linux' && existsSync('/proc/self/fd') && process.env.SPINDLE_NO_PROC_FD !== '1';
+
 
 /** O_DIRECTORY | O_NOFOLLOW, read-only: how every directory handle is opened. */
 export const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
@@ -100,12 +101,12 @@ export interface DirRef {
 
 /** The host path of `name` inside `dir`; the kernel follows nothing in it but `dir` itself. */
 export function inDir(dir: DirRef, name: string): string {
-  return PROC_FD ? `/proc/self/fd/${dir.fd}/${name}` : `${dir.path}/${name}`;
+  return PROC_FD ? `${FD_DIR}${dir.fd}/${name}` : `${dir.path}/${name}`;
 }
 
 /** The host path of the directory itself (for the calls that take a path, e.g. opendir). */
 export function dirItself(dir: DirRef): string {
-  return PROC_FD ? `/proc/self/fd/${dir.fd}` : dir.path;
+  return PROC_FD ? `${FD_DIR}${dir.fd}` : dir.path;
 }
 
 export interface Resolved {
@@ -139,6 +140,58 @@ const LSTAT = { bigint: true, throwIfNoEntry: false } as const;
 function lstat(path: string): BigIntStats | undefined {
   try {
     return lstatSync(path, LSTAT);
+  } catch (e) {
+    return fail(errnoOfNodeError(e));
+  }
+}
+
+/** lstatSync's options for a look at the type only: Node's number Stats cost less than BigIntStats. */
+const LSTAT_TYPE = { throwIfNoEntry: false } as const;
+
+/**
+ * What `cachedDirOf` answers when the general walk must decide: no cached directory for the path,
+ * a path that is not plain names only, a middle name that is a directory or a symlink.
+ */
+export const WALK = -1;
+
+/**
+ * The lookup a bundler makes by the thousand, without the general walk's arrays, closures and
+ * result objects: for a path of plain names only, two or more ("src/app/main.ts": no "", ".",
+ * "..", no trailing slash), the cached directory holding its last name (host-dir-cache.ts),
+ * taken (`release` it) and validated now, as the walk from the cache would start there. Or, when
+ * only the directory above that one is cached ("src/app/main.ts/tsconfig.json": main.ts is a
+ * file), the walk's answer for the name between: ENOENT when it is missing, ENOTDIR when it is
+ * neither a directory nor a symlink (resolveFrom's answers for an intermediate component), WALK
+ * for a directory or a symlink (the walk enters and caches it, or reads and splices the link).
+ * WALK when there is no such cached directory. `rootFd`: the root's OS fd, pinned by the caller.
+ */
+export function cachedDirOf(rootFd: number, path: string, cache: DirCache): CachedDir | number {
+  const slash = path.lastIndexOf('/');
+  if (slash <= 0 || !plainNames(path)) return WALK;
+  const key = path.slice(0, slash);
+  const hit = cache.take(rootFd, key);
+  if (hit !== undefined) return hit;
+  const up = key.lastIndexOf('/');
+  if (up <= 0) return WALK;
+  const above = cache.take(rootFd, key.slice(0, up));
+  if (above === undefined) return WALK;
+  try {
+    const st = lstatType(inDir(above.dir, key.slice(up + 1)));
+    return st === undefined ? ERRNO_NOENT : st.isDirectory() || st.isSymbolicLink() ? WALK : ERRNO_NOTDIR;
+  } finally {
+    release(above);
+  }
+}
+
+/** lstat of `name` in the cached directory `dir` (BigIntStats: its times to the ns), undefined if it does not exist. */
+export function lstatIn(dir: CachedDir, name: string): BigIntStats | undefined {
+  return lstat(inDir(dir.dir, name));
+}
+
+/** lstat for the type only (number Stats), undefined if `path` does not exist. */
+function lstatType(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, LSTAT_TYPE);
   } catch (e) {
     return fail(errnoOfNodeError(e));
   }
@@ -224,7 +277,7 @@ function resolveCached(root: DirRef, path: string, follow: boolean, opened: Ente
     if (hit !== undefined) {
       // One plain name left in a directory that validated: its lstat is the answer, as the walk
       // of that name would give it, unless it is a symlink to follow (then the walk does it).
-      const base: DirRef = { fd: hit.fd, path: '' };
+      const base = hit.dir;
       opened.push({ dir: base, name: key.slice(key.lastIndexOf('/') + 1), cached: hit });
       const name = path.slice(slash + 1);
       if (!lastStat) return { parent: base, name, trailingSlash: false, stat: undefined, unchecked: true };
@@ -268,7 +321,7 @@ function plainNames(path: string): boolean {
 
 /** The walk of `rest` from `hit`, the cached directory `key` (taken: `opened` gives it back). */
 function fromCached(hit: CachedDir, key: string, rest: string, follow: boolean, opened: Entered[], cache: DirCache, lastStat: boolean): Resolved | typeof RESTART {
-  const base: DirRef = { fd: hit.fd, path: '' };
+  const base = hit.dir;
   opened.push({ dir: base, name: key.slice(key.lastIndexOf('/') + 1), cached: hit });
   // The rest is walked from the cached directory; `opened` keeps it open (and counted) first.
   const stack: Entered[] = [];
