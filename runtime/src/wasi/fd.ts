@@ -23,15 +23,6 @@ import {
   FDSTAT_RIGHTS_BASE,
   FDSTAT_RIGHTS_INHERITING,
   FDSTAT_SIZE,
-  FILESTAT_ATIM,
-  FILESTAT_CTIM,
-  FILESTAT_DEV,
-  FILESTAT_FILETYPE,
-  FILESTAT_INO,
-  FILESTAT_MTIM,
-  FILESTAT_NLINK,
-  FILESTAT_SIZE,
-  FILESTAT_SIZE_FIELD,
   FSTFLAGS_ALL,
   FSTFLAGS_ATIM,
   FSTFLAGS_ATIM_NOW,
@@ -64,15 +55,7 @@ export function checkFstflags(flags: number): number {
 
 /** Writes a filestat struct at `ptr` (validated first). Shared with path_filestat_get. */
 export function writeFilestat(mem: GuestMemory, ptr: number, st: Filestat): void {
-  mem.zero(ptr, FILESTAT_SIZE);
-  mem.setU64(ptr + FILESTAT_DEV, st.dev);
-  mem.setU64(ptr + FILESTAT_INO, st.ino);
-  mem.setU8(ptr + FILESTAT_FILETYPE, st.filetype);
-  mem.setU64(ptr + FILESTAT_NLINK, st.nlink);
-  mem.setU64(ptr + FILESTAT_SIZE_FIELD, st.size);
-  mem.setU64(ptr + FILESTAT_ATIM, st.atim);
-  mem.setU64(ptr + FILESTAT_MTIM, st.mtim);
-  mem.setU64(ptr + FILESTAT_CTIM, st.ctim);
+  mem.setFilestat(ptr, st.dev, st.ino, st.filetype, st.nlink, st.size, st.atim, st.mtim, st.ctim);
 }
 
 const u64 = (v: bigint) => BigInt.asUintN(64, v);

@@ -20,7 +20,10 @@
  *
  * Thread rules: one `GuestMemory` per wasm instance, used only on that instance's thread.
  */
-import { ERRNO_FAULT, ERRNO_ILSEQ, IOVEC_SIZE } from './constants.js';
+import {
+  ERRNO_FAULT, ERRNO_ILSEQ, FILESTAT_ATIM, FILESTAT_CTIM, FILESTAT_DEV, FILESTAT_FILETYPE, FILESTAT_INO, FILESTAT_MTIM,
+  FILESTAT_NLINK, FILESTAT_SIZE, FILESTAT_SIZE_FIELD, IOVEC_SIZE,
+} from './constants.js';
 import { fail } from './errno.js';
 import { isSharedBuffer } from '../shared-buffer.js';
 
@@ -148,6 +151,26 @@ export class GuestMemory {
   write(ptr: number, src: Uint8Array): void {
     const start = this.range(ptr, src.length);
     this.bytes.set(src, start);
+  }
+
+  /**
+   * Writes a filestat (witx layout) at `ptr` after one bounds check: its padding zeroed, each u64
+   * as `setBigUint64` converts it (modulo 2^64: a host's signed 64-bit value, such as an inode
+   * number Node read as an int64, lands as its unsigned bits).
+   */
+  setFilestat(ptr: number, dev: bigint, ino: bigint, filetype: number, nlink: bigint, size: bigint, atim: bigint, mtim: bigint, ctim: bigint): void {
+    const at = this.range(ptr, FILESTAT_SIZE);
+    const d = this.data;
+    d.setBigUint64(at + FILESTAT_DEV, dev, true);
+    d.setBigUint64(at + FILESTAT_INO, ino, true);
+    // The filetype's u8 and its 7 bytes of padding.
+    d.setUint32(at + FILESTAT_FILETYPE, filetype & 0xff, true);
+    d.setUint32(at + FILESTAT_FILETYPE + 4, 0, true);
+    d.setBigUint64(at + FILESTAT_NLINK, nlink, true);
+    d.setBigUint64(at + FILESTAT_SIZE_FIELD, size, true);
+    d.setBigUint64(at + FILESTAT_ATIM, atim, true);
+    d.setBigUint64(at + FILESTAT_MTIM, mtim, true);
+    d.setBigUint64(at + FILESTAT_CTIM, ctim, true);
   }
 
   /** Zeroes `len` bytes at `ptr` (struct results start from zero padding). */

@@ -34,10 +34,11 @@ import {
   FILETYPE_DIRECTORY, FILETYPE_REGULAR_FILE, FILETYPE_SOCKET_STREAM, FILETYPE_SYMBOLIC_LINK, FILETYPE_UNKNOWN,
   WHENCE_CUR, WHENCE_END, WHENCE_SET,
 } from '../../wasi/constants.js';
-import { fail } from '../../wasi/errno.js';
+import { fail, WasiErrno } from '../../wasi/errno.js';
 import { DescriptorBase, type Directory, type Fdstat, type Filestat } from '../../wasi/fd-table.js';
 import type { GuestMemory, IoVecs } from '../../wasi/guest-memory.js';
 import { dirItself, inDir, PROC_FD, sys, type DirRef } from './host-path.js';
+import { errnoOfNodeError } from './errno.js';
 import { childPathOf, setTimes } from './host-times.js';
 import { AUX, FDFLAGS, FILETYPE, holdsOsFd, MOUNT, PREOPEN, type EntryInit, type PendingEntry, type SharedFdTable } from '../../fs/shared-fd-table.js';
 
@@ -84,6 +85,18 @@ export function filestatOf(st: BigIntStats): Filestat {
     dev: st.dev, ino: st.ino, filetype: filetypeOf(st), nlink: st.nlink, size: st.size,
     atim: st.atimeNs, mtim: st.mtimeNs, ctim: st.ctimeNs,
   };
+}
+
+/** fstatSync's options for exact times, made once. */
+const FSTAT_BIG = { bigint: true } as const;
+
+/** fstat of OS fd `os` (BigIntStats: times to the ns); a Node error becomes its errno. */
+function fstatBig(os: number): BigIntStats {
+  try {
+    return fstatSync(os, FSTAT_BIG);
+  } catch (e) {
+    return fail(errnoOfNodeError(e));
+  }
 }
 
 /** The times of OS fd `os` set as `fstflags` asks (host-times.ts: to the nanosecond). */
@@ -163,6 +176,17 @@ export class HostFile extends DescriptorBase {
   }
   override setRights(): void { fail(ERRNO_NOTSUP); }
   filestat(): Filestat { return this.os((os) => filestatOf(sys(() => fstatSync(os, { bigint: true })))); }
+  /** fd_filestat_get's fast path: the fstat's fields straight into guest memory (no Filestat, no closure). */
+  filestatInto(mem: GuestMemory, ptr: number): void {
+    const os = this.table.pinOs(this.fd, this.gen);
+    if (os < 0) fail(ERRNO_BADF);
+    try {
+      const st = fstatBig(os);
+      mem.setFilestat(ptr, st.dev, st.ino, filetypeOf(st), st.nlink, st.size, st.atimeNs, st.mtimeNs, st.ctimeNs);
+    } finally {
+      this.table.unpinOs(os);
+    }
+  }
   override setSize(size: bigint): void {
     this.writable();
     this.os((os) => sys(() => ftruncateSync(os, position(size))));
@@ -201,25 +225,34 @@ export class HostFile extends DescriptorBase {
    */
   readInto(mem: GuestMemory, iovs: IoVecs): number {
     if (!this.seekable) return mem.scatter(iovs, this.read(iovs.total));
-    return this.locked((os) => {
-      const start = this.table.offset(this.fd);
-      let got = 0;
-      for (let i = 0; i < iovs.ptrs.length; i++) {
-        const len = iovs.lens[i]!;
-        if (len === 0) continue;
-        let n: number;
-        try {
-          n = sys(() => readSync(os, mem.view(iovs.ptrs[i]!, len), 0, len, start + BigInt(got)));
-        } catch (e) {
-          if (got === 0) throw e;
-          break; // as readv: the bytes already read are the answer
-        }
-        got += n;
-        if (n < len) break;
+    // `locked` without its closures over closures: one per call, under the pin.
+    const os = this.table.pinOs(this.fd, this.gen);
+    if (os < 0) fail(ERRNO_BADF);
+    try {
+      return this.table.withEntryLock(this.fd, this.gen, () => this.preadInto(os, mem, iovs));
+    } finally {
+      this.table.unpinOs(os);
+    }
+  }
+  /** readInto's reads at the shared offset (under the entry lock), which they advance. */
+  private preadInto(os: number, mem: GuestMemory, iovs: IoVecs): number {
+    const start = this.table.offset(this.fd);
+    let got = 0;
+    for (let i = 0; i < iovs.ptrs.length; i++) {
+      const len = iovs.lens[i]!;
+      if (len === 0) continue;
+      let n: number;
+      try {
+        n = readSync(os, mem.view(iovs.ptrs[i]!, len), 0, len, start + BigInt(got));
+      } catch (e) {
+        if (got === 0) return fail(e instanceof WasiErrno ? e.errno : errnoOfNodeError(e));
+        break; // as readv: the bytes already read are the answer
       }
-      this.table.setOffset(this.fd, start + BigInt(got));
-      return got;
-    });
+      got += n;
+      if (n < len) break;
+    }
+    this.table.setOffset(this.fd, start + BigInt(got));
+    return got;
   }
   override pread(max: number, offset: bigint): Uint8Array {
     const buf = new Uint8Array(max);
