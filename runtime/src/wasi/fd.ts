@@ -18,11 +18,6 @@ import {
   ERRNO_NOTDIR,
   ERRNO_SUCCESS,
   FDFLAGS_ALL,
-  FDSTAT_FILETYPE,
-  FDSTAT_FLAGS,
-  FDSTAT_RIGHTS_BASE,
-  FDSTAT_RIGHTS_INHERITING,
-  FDSTAT_SIZE,
   FSTFLAGS_ALL,
   FSTFLAGS_ATIM,
   FSTFLAGS_ATIM_NOW,
@@ -95,11 +90,7 @@ export function fdFunctions(mem: GuestMemory, fds: FdTable) {
         return ERRNO_SUCCESS;
       }
       const st = d.fdstat();
-      mem.zero(statPtr, FDSTAT_SIZE);
-      mem.setU8(statPtr + FDSTAT_FILETYPE, st.filetype);
-      mem.setU16(statPtr + FDSTAT_FLAGS, st.flags);
-      mem.setU64(statPtr + FDSTAT_RIGHTS_BASE, st.rightsBase);
-      mem.setU64(statPtr + FDSTAT_RIGHTS_INHERITING, st.rightsInheriting);
+      mem.setFdstat(statPtr, st.filetype, st.flags, st.rightsBase, st.rightsInheriting);
       return ERRNO_SUCCESS;
     },
 

@@ -21,7 +21,7 @@
  * Thread rules: one `GuestMemory` per wasm instance, used only on that instance's thread.
  */
 import {
-  ERRNO_FAULT, ERRNO_ILSEQ, FILESTAT_ATIM, FILESTAT_CTIM, FILESTAT_DEV, FILESTAT_FILETYPE, FILESTAT_INO, FILESTAT_MTIM,
+  ERRNO_FAULT, ERRNO_ILSEQ, FDSTAT_FILETYPE, FDSTAT_FLAGS, FDSTAT_RIGHTS_BASE, FDSTAT_RIGHTS_INHERITING, FDSTAT_SIZE, FILESTAT_ATIM, FILESTAT_CTIM, FILESTAT_DEV, FILESTAT_FILETYPE, FILESTAT_INO, FILESTAT_MTIM,
   FILESTAT_NLINK, FILESTAT_SIZE, FILESTAT_SIZE_FIELD, IOVEC_SIZE,
 } from './constants.js';
 import { fail } from './errno.js';
@@ -58,6 +58,8 @@ export class GuestMemory {
   private lastView: Uint8Array = new Uint8Array(0);
   private lastStart = -1;
   private lastOf = this.bytes;
+  /** `string`'s copy of the guest's bytes, reused (grown when a longer string comes). */
+  private scratch = new Uint8Array(256);
   /** What `iovecs` returns, reused (see there). */
   private readonly iov: { ptrs: number[]; lens: number[]; total: number } = { ptrs: [], lens: [], total: 0 };
 
@@ -173,17 +175,43 @@ export class GuestMemory {
     d.setBigUint64(at + FILESTAT_CTIM, ctim, true);
   }
 
+  /** Writes an fdstat (witx layout) at `ptr` after one bounds check, its padding zeroed. */
+  setFdstat(ptr: number, filetype: number, flags: number, rightsBase: bigint, rightsInheriting: bigint): void {
+    const at = this.range(ptr, FDSTAT_SIZE);
+    const d = this.data;
+    // The filetype's u8 and its padding byte, the flags' u16, then 4 bytes of padding.
+    d.setUint32(at + FDSTAT_FILETYPE, filetype & 0xff, true);
+    d.setUint16(at + FDSTAT_FLAGS, flags, true);
+    d.setUint32(at + FDSTAT_FILETYPE + 4, 0, true);
+    d.setBigUint64(at + FDSTAT_RIGHTS_BASE, rightsBase, true);
+    d.setBigUint64(at + FDSTAT_RIGHTS_INHERITING, rightsInheriting, true);
+  }
+
   /** Zeroes `len` bytes at `ptr` (struct results start from zero padding). */
   zero(ptr: number, len: number): void {
     const start = this.range(ptr, len);
     this.bytes.fill(0, start, start + len);
   }
 
-  /** Decodes the UTF-8 string at [ptr, ptr + len). Fails with EFAULT, or EILSEQ if not UTF-8. */
+  /**
+   * Decodes the UTF-8 string at [ptr, ptr + len). Fails with EFAULT, or EILSEQ if not UTF-8. The
+   * bytes are copied (TextDecoder refuses views of a SharedArrayBuffer in browsers) into this
+   * memory's reused scratch buffer, not a fresh one: a path crosses on every file call, and a
+   * fresh ArrayBuffer each time is an allocation outside the heap for the GC to track and free.
+   */
   string(ptr: number, len: number): string {
-    const bytes = this.copy(ptr, len);
+    const start = this.range(ptr, len);
+    const n = len >>> 0;
+    if (n > this.scratch.length) this.scratch = new Uint8Array(Math.max(n, 2 * this.scratch.length));
+    const s = this.scratch;
+    const b = this.bytes;
+    if (n <= SHORT_COPY) {
+      for (let i = 0; i < n; i++) s[i] = b[start + i]!;
+    } else {
+      s.set(b.subarray(start, start + n));
+    }
     try {
-      return decoder.decode(bytes);
+      return decoder.decode(s.subarray(0, n));
     } catch {
       return fail(ERRNO_ILSEQ);
     }
