@@ -93,6 +93,12 @@ test('path_filestat_get and path_open on a host directory: every kind of name, t
     ['src/missing/', false, C.ERRNO_NOENT, C.ERRNO_NOENT],
     ['src/missing/x.ts', false, C.ERRNO_NOENT, C.ERRNO_NOENT],
     ['src/deep/g.js', false, FILE, 'opened'],
+    // Below a name of a cached directory (host-path.ts's cachedDirOf): a file, a missing name, a
+    // symlink to a file, a symlink to a directory between.
+    ['src/deep/g.js/x', false, C.ERRNO_NOTDIR, C.ERRNO_NOTDIR],
+    ['src/deep/missing/x', false, C.ERRNO_NOENT, C.ERRNO_NOENT],
+    ['src/link-in/x', false, C.ERRNO_NOTDIR, C.ERRNO_NOTDIR],
+    ['src/link-dir/g.js/x', false, C.ERRNO_NOTDIR, C.ERRNO_NOTDIR],
     ['src/deep/../mod.ts', false, FILE, 'opened'],
     ['src/deep/../../a.txt', false, FILE, 'opened'],
     ['src/deep/../../../a.txt', false, C.ERRNO_PERM, C.ERRNO_PERM],

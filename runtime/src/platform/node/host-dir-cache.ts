@@ -5,7 +5,7 @@
  * starts there instead of opening and closing every directory on the way again.
  *
  * Validation, on every use: an entry is used only if the kernel says, at that moment, that the
- * directory its fd is open on is ROOT/prefix: `readlink("/proc/self/fd/<fd>")` (the kernel's
+ * directory its fd is open on is ROOT/prefix: `readlink("/proc/<pid>/fd/<fd>")` (the kernel's
  * d_path of the directory: its names up the dentry tree, never through a symlink) must equal the
  * root's own d_path + "/" + prefix, byte for byte. So a directory renamed, moved, deleted or
  * swapped for a symlink since it was cached (by this program or by anyone) fails validation and

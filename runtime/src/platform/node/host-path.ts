@@ -5,7 +5,8 @@
  * the directory handle before it, with nothing followed by the OS.
  *
  * How, in Node on Linux (Node has no openat): a name inside directory fd D is reached as
- * `/proc/self/fd/D/name`. The kernel follows the magic link `/proc/self/fd/D` to the directory D
+ * `/proc/self/fd/D/name` (spelled `/proc/<pid>/fd/D/name`, the same link with one kernel step
+ * less: host-dir-cache.ts's FD_DIR). The kernel follows the magic link to the directory D
  * is open on (wherever it was renamed to since), then looks `name` up in it; the call itself
  * never follows `name` when it is a symlink (lstat, readlink, O_NOFOLLOW, unlink, mkdir, rename,
  * link all act on the last component). So every host call sees exactly one guest component, in a
@@ -29,7 +30,8 @@
  *     deepest cached directory among the path's leading plain names that validates now (the
  *     kernel's path of its fd is the root's + the prefix), and keeps the directories it enters
  *     by plain names for the next lookups; a ".." or a symlink that would climb above a cached
- *     start sends the walk back to the root;
+ *     start sends the walk back to the root. The usual lookup (a name, or a name under one more
+ *     name, in a cached directory) takes `cachedDirOf`'s shortcut with the same answers;
  *   - the last component is followed only when asked (lookupflags SYMLINK_FOLLOW, or a trailing
  *     slash); callers then act on `(parent fd, name)` with calls that do not follow it;
  *   - a guest path of PATH_MAX (4096) bytes or more is ENAMETOOLONG, as Linux answers; the host's
