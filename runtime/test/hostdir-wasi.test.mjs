@@ -99,6 +99,8 @@ test('path_filestat_get and path_open on a host directory: every kind of name, t
     ['src/deep/missing/x', false, C.ERRNO_NOENT, C.ERRNO_NOENT],
     ['src/link-in/x', false, C.ERRNO_NOTDIR, C.ERRNO_NOTDIR],
     ['src/link-dir/g.js/x', false, C.ERRNO_NOTDIR, C.ERRNO_NOTDIR],
+    ['src/mod\0.ts', false, C.ERRNO_INVAL, C.ERRNO_INVAL],
+    [`src/${'x'.repeat(4092)}`, false, C.ERRNO_NAMETOOLONG, C.ERRNO_NAMETOOLONG],
     ['src/deep/../mod.ts', false, FILE, 'opened'],
     ['src/deep/../../a.txt', false, FILE, 'opened'],
     ['src/deep/../../../a.txt', false, C.ERRNO_PERM, C.ERRNO_PERM],

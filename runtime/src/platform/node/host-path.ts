@@ -169,7 +169,8 @@ export const WALK = -1;
  */
 export function cachedDirOf(rootFd: number, path: string, cache: DirCache): CachedDir | number {
   const slash = path.lastIndexOf('/');
-  if (slash <= 0 || !plainNames(path)) return WALK;
+  // The walk's own checks first (a NUL, PATH_MAX): it answers those.
+  if (slash <= 0 || !plainNames(path) || path.includes('\0') || path.length >= PATH_MAX / 3) return WALK;
   const key = path.slice(0, slash);
   const hit = cache.take(rootFd, key);
   if (hit !== undefined) return hit;
