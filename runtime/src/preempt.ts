@@ -12,17 +12,30 @@
  *     if  call $expired  end
  *     ...                                     (the original loop body)
  *
- *   $expired:  if ($armed) call_indirect $yields[0] ()
+ *   $expired:  $budget = BUDGET;  if ($armed) call_indirect $yields[0] ()
  *
  * A local, not a global: the count stays in a register (a global's store and reload each
  * iteration made a loop of arithmetic 2.6x slower on Node 26: bench/results/threads-jspi-2026-11-27).
  * And every inserted `if` is hinted unlikely (a `metadata.code.branch_hint` section, which replaces
  * the module's own: its offsets would be stale): with the hint V8 keeps the call on a deferred path,
  * without it the call in the loop made V8 spill the loop's values every iteration (2.6x again,
- * with the local). It is enough: a thread that never ends without overflowing its stack has a frame that never returns,
- * and that frame, past finitely many calls that return, runs one of its own loops forever (a
- * `return_call` cycle is the exception: it is not counted). A body whose locals would pass V8's
- * limit counts in a per-instance global instead (`$budget`: reset by $expired).
+ * with the local). Loops are not enough on their own: a cycle of tail calls (functions that
+ * `return_call` each other: a state machine, an interpreter's dispatch, a spin-wait written as
+ * functions) runs forever with no loop and no growing stack. So every tail call (`return_call`,
+ * `return_call_indirect`, `return_call_ref`) counts too, right before it, in a per-instance global
+ * (a local does not survive the call), with the same hinted `if`:
+ *
+ *   global.get $budget  i32.eqz  if  call $expired  end                  (before each tail call;
+ *   global.get $budget  i32.const 1  i32.sub  global.set $budget          also a loop's, below)
+ *   return_call f                                                         (the original call)
+ *
+ * Together that is enough: a thread that runs forever without overflowing its stack either has a
+ * frame that is never left (by a return or a tail call), and that frame, past finitely many calls
+ * that return, runs one of its own loops forever; or it leaves frames forever, and with a bounded
+ * stack infinitely many of them by a tail call (a cycle of plain calls grows the stack and ends
+ * in a trap). Counted at the tail call, not at a function's entry: a function entered often that
+ * tail-calls rarely pays nothing. A body whose locals would pass V8's limit counts its loops in
+ * `$budget` too. Both counts share `$budget`, which $expired resets.
  *
  * `$yields` is an appended table of one funcref, exported as YIELD_EXPORT, that the host worker
  * fills with a suspending function (jspi.ts; through a trampoline, as wait-hook.ts does);
@@ -33,13 +46,18 @@
  * thread has its own instance, so the budget is per thread.
  *
  * Invariants: nothing is renumbered (the type, function, globals, table and exports are
- * appended); every body with a loop is re-encoded, so code offsets move (branch hints are dropped);
- * a body the walker cannot follow leaves the module unchanged (`unchanged` says why): the host
- * worker then ends the program with that reason rather than run threads that cannot be preempted.
- * Cost: a local's add, a mask, a compare and a branch hinted not taken per loop iteration
+ * appended); every body with a loop or a tail call is re-encoded, so code offsets move (the
+ * module's branch hints are dropped; ours mark each check's `if`, in body order, a loop's check
+ * before a tail call's at the same place); no body gains more than one local (loops' counter),
+ * and only while it stays within V8's limit; a module without tail calls is rewritten byte for
+ * byte as before tail calls were counted; a body the walker cannot follow leaves the module
+ * unchanged (`unchanged` says why): the host worker then ends the program with that reason rather
+ * than run threads that cannot be preempted.
+ * Cost: a local's add, a mask, a compare and a branch hinted not taken per loop iteration; a
+ * global's load, compare, hinted branch, load, subtract and store per tail call
  * (bench/runtime/experiments/preempt-cost.mjs; bench/results/threads-jspi-2026-11-27).
  */
-import { CodeError, loopHeaders, skipLocals } from './wasm-code.js';
+import { budgetPoints, CodeError, skipLocals } from './wasm-code.js';
 import { appendEntries, Cursor, customName, rank, readLayout, type Layout, type Section } from './thread-guards.js';
 import { concat, exportEntry, nameBytes, section, sleb, uleb } from './wasm-module-bytes.js';
 
@@ -54,6 +72,8 @@ export interface PreemptResult {
   bytes: Uint8Array;
   /** Loop headers that count down the budget. */
   loops: number;
+  /** Tail calls (return_call, return_call_indirect, return_call_ref) that count down the budget. */
+  tailCalls: number;
   /** Why the module was left as it was. */
   unchanged?: string;
 }
@@ -62,7 +82,7 @@ const I32 = 0x7f;
 
 /** Adds the loop budget to `bytes` (see the file comment). Never throws. */
 export function preemptible(bytes: Uint8Array): PreemptResult {
-  const unchanged = (why: string): PreemptResult => ({ bytes, loops: 0, unchanged: why });
+  const unchanged = (why: string): PreemptResult => ({ bytes, loops: 0, tailCalls: 0, unchanged: why });
   let layout: Layout;
   try { layout = readLayout(bytes); } catch (e) { return unchanged(`unreadable module: ${(e as Error).message}`); }
   if (!layout.code) return unchanged('no code');
@@ -74,8 +94,8 @@ export function preemptible(bytes: Uint8Array): PreemptResult {
     0x23, ...uleb(budget), 0x41, 0x01, 0x6b, 0x24, ...uleb(budget)];
   const localCheck = (n: number): number[] => [0x20, ...uleb(n), 0x41, 0x01, 0x6a, 0x22, ...uleb(n),
     0x41, ...sleb(BigInt(BUDGET - 1)), 0x71, 0x45, 0x04, 0x40, 0x10, ...uleb(expired), 0x0b];
-  let code: Uint8Array, loops: number, hints: number[][];
-  try { [code, loops, hints] = codeWithBudget(bytes, layout, localCheck, globalCheck); } catch (e) {
+  let code: Uint8Array, loops: number, tailCalls: number, hints: number[][];
+  try { [code, loops, tailCalls, hints] = codeWithBudget(bytes, layout, localCheck, globalCheck); } catch (e) {
     if (e instanceof CodeError || e instanceof RangeError) return unchanged(`a function body could not be walked: ${e.message}`);
     throw e;
   }
@@ -102,7 +122,7 @@ export function preemptible(bytes: Uint8Array): PreemptResult {
     else out.push(bytes.subarray(s.head, s.end));
   }
   for (const id of pending) out.push(section(id, replaced.get(id)!));
-  return { bytes: concat(out), loops };
+  return { bytes: concat(out), loops, tailCalls };
 }
 
 /** V8's limit on a function's locals (parameters included). */
@@ -112,48 +132,59 @@ const BRANCH_HINTS = 'metadata.code.branch_hint';
 
 /**
  * The code section's content with a check after every loop header (`localCheck(n)`: counting in
- * an appended local n; `globalCheck` where that local would pass MAX_LOCALS); the count of
- * headers; the branch hint entries (one per function with a loop, in function order) that mark
- * each check's `if` unlikely.
+ * an appended local n; `globalCheck` where that local would pass MAX_LOCALS) and before every tail
+ * call (`globalCheck`: a count that survives the call); the counts of both; the branch hint
+ * entries (one per function with either, in function order) that mark each check's `if` unlikely.
  */
-function codeWithBudget(b: Uint8Array, layout: Layout, localCheck: (n: number) => number[], globalCheck: readonly number[]): [Uint8Array, number, number[][]] {
+function codeWithBudget(b: Uint8Array, layout: Layout, localCheck: (n: number) => number[], globalCheck: readonly number[]): [Uint8Array, number, number, number[][]] {
   const code = layout.code!;
   const c = new Cursor(b, code.start);
   const count = c.u32();
   const parts: (Uint8Array | number[])[] = [uleb(count)];
-  let loops = 0;
+  let loops = 0, tailCalls = 0;
   const hints: number[][] = [];
+  // The check's `if`: its only 0x04 0x40 preceded by i32.eqz (0x45).
+  const ifOf = (check: readonly number[]): number => check.findIndex((x, k) => x === 0x04 && check[k - 1] === 0x45 && check[k + 1] === 0x40);
+  const globalIf = ifOf(globalCheck);
   for (let i = 0; i < count; i++) {
     const head = c.pos;
     const size = c.u32();
     const start = c.pos, end = start + size;
     if (end > code.end) throw new RangeError('truncated function body');
-    // A body without the loop opcode byte anywhere has no loop: copied as it is.
-    const instructions = skipLocals(b, start, end);
-    const headers = b.subarray(instructions, end).includes(0x03) ? loopHeaders(b, start, end) : [];
-    if (headers.length === 0) {
+    // A body without a loop or tail call opcode byte anywhere is copied as it is, undecoded.
+    const points = budgetPoints(b, start, end);
+    if (points.loops.length === 0 && points.tailCalls.length === 0) {
       parts.push(b.subarray(head, end));
     } else {
-      loops += headers.length;
+      loops += points.loops.length;
+      tailCalls += points.tailCalls.length;
       const body: (Uint8Array | readonly number[])[] = [];
-      // The locals: the declared groups, and one group more, of one i32 (the counter).
-      const l = new Cursor(b, start);
-      const groups = l.u32(), firstGroup = l.pos;
-      let declared = 0;
-      for (let g = 0; g < groups; g++) { declared += l.u32(); l.valType(); }
-      const counter = (layout.typeParams[layout.funcTypes[i] ?? -1] ?? MAX_LOCALS) + declared;
-      let check: readonly number[] = globalCheck;
+      let loopCheck: readonly number[] = globalCheck, loopIf = globalIf;
       let from = start;
-      if (counter + 1 <= MAX_LOCALS) {
-        check = localCheck(counter);
-        body.push(uleb(groups + 1), b.subarray(firstGroup, instructions), [1, I32]);
-        from = instructions;
+      if (points.loops.length > 0) {
+        // The locals: the declared groups, and one group more, of one i32 (the loops' counter).
+        const l = new Cursor(b, start);
+        const groups = l.u32(), firstGroup = l.pos;
+        let declared = 0;
+        for (let g = 0; g < groups; g++) { declared += l.u32(); l.valType(); }
+        const counter = (layout.typeParams[layout.funcTypes[i] ?? -1] ?? MAX_LOCALS) + declared;
+        if (counter + 1 <= MAX_LOCALS) {
+          loopCheck = localCheck(counter);
+          loopIf = ifOf(loopCheck);
+          const instructions = skipLocals(b, start, end);
+          body.push(uleb(groups + 1), b.subarray(firstGroup, instructions), [1, I32]);
+          from = instructions;
+        }
       }
-      // The check's `if`: its only 0x04 0x40 preceded by i32.eqz (0x45).
-      const ifAt = check.findIndex((x, k) => x === 0x04 && check[k - 1] === 0x45 && check[k + 1] === 0x40);
+      // Both kinds of points in body order (a loop whose body starts with a tail call: the loop's first).
+      const inserts: [at: number, check: readonly number[], ifAt: number][] = [];
+      for (let m = 0, t = 0; m < points.loops.length || t < points.tailCalls.length;) {
+        if (t === points.tailCalls.length || (m < points.loops.length && points.loops[m]! <= points.tailCalls[t]!)) inserts.push([points.loops[m++]!, loopCheck, loopIf]);
+        else inserts.push([points.tailCalls[t++]!, globalCheck, globalIf]);
+      }
       const offsets: number[] = [];
       let length = body.reduce((n, part) => n + part.length, 0);
-      for (const at of headers) {
+      for (const [at, check, ifAt] of inserts) {
         body.push(b.subarray(from, at), check);
         length += at - from;
         offsets.push(length + ifAt);
@@ -167,7 +198,7 @@ function codeWithBudget(b: Uint8Array, layout: Layout, localCheck: (n: number) =
     }
     c.pos = end;
   }
-  return [concat(parts), loops, hints];
+  return [concat(parts), loops, tailCalls, hints];
 }
 
 /** A code section's content with `bodies` appended (the count rewritten). */

@@ -69,6 +69,21 @@ describe('host threads: many threads per worker (JSPI)', { skip }, () => {
     assert.equal(r.stats.started, 1 + hosts, JSON.stringify(r.stats)); // the main worker and the host workers
   });
 
+  test('co-hosted threads that wait for each other by spinning through a cycle of tail calls all finish (preemption)', async (t) => {
+    // spin_flag's ring, but each wait bounces between two functions that return_call each other:
+    // no loop to count. Without a budget on tail calls (preempt.ts) the ring stops as above.
+    const wasm = readFileSync(c('spin_tail'));
+    if (!WebAssembly.validate(wasm)) {
+      t.skip(`Node ${process.version} (V8 ${process.versions.v8}) refuses wasm tail calls (return_call): spin_tail cannot run here`);
+      return;
+    }
+    const hosts = availableParallelism(), players = hosts + 1;
+    const r = await runWithStats(c('spin_tail'), ['8', String(players)], { hostThreads: true, threads: 0 }, 60_000);
+    assert.equal(r.code, 0, r.output);
+    assert.equal(r.output, `spin_tail players=${players} rounds=8 turns=${8 * players}\n`);
+    assert.equal(r.stats.started, 1 + hosts, JSON.stringify(r.stats)); // the main worker and the host workers
+  });
+
   test('exit() in a hosted thread ends the program with its status, a co-hosted thread asleep', async () => {
     const r = await runWithStats(c('exit_in_thread'), ['9'], { hostThreads: true, threads: 0 });
     assert.equal(r.code, 9, r.output);

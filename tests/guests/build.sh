@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds every guest test program for wasm32-wasip1-threads into build/guests/ (gitignored):
-#   build/guests/c/<name>.wasm            from tests/guests/c/<name>.c         (tools/wasi-cc)
+#   build/guests/c/<name>.wasm            from tests/guests/c/<name>.c         (tools/wasi-cc; plus the
+#                                         flags of a `// wasi-cc flags: ...` line in the source)
 #   build/guests/c/<name>_spindle_alloc.wasm  the same linked with spindle-alloc (a few: alloc_variants)
 #   build/guests/rust/<name>.wasm         from tests/guests/rust/src/bin/<name>.rs
 #   build/guests/rust-wasip1/<name>.wasm  a few of them for plain wasm32-wasip1 (no threads)
@@ -27,7 +28,9 @@ for src in "$here"/c/*.c; do
   if [ $force = 0 ] && [ "$wasm" -nt "$src" ] && [ "$wasm" -nt "$cc" ]; then continue; fi
   # Build in .tmp/ then move, so an interrupted build never leaves a fresh-looking bad .wasm
   # (same file name: wasm-ld records it as the module name that stack traces show).
-  ( "$cc" -Wall -Werror "$src" -o "$out/c/.tmp/$name.wasm" && mv "$out/c/.tmp/$name.wasm" "$wasm" ) &
+  # A program's own flags: a line `// wasi-cc flags: ...` in its source (e.g. -mtail-call).
+  flags=$(sed -n 's|^// wasi-cc flags: ||p' "$src")
+  ( "$cc" -Wall -Werror $flags "$src" -o "$out/c/.tmp/$name.wasm" && mv "$out/c/.tmp/$name.wasm" "$wasm" ) &
   pids+=($!)
   if [ ${#pids[@]} -ge "$jobs" ]; then
     wait "${pids[0]}" || fails=1
