@@ -1,15 +1,17 @@
 /**
- * The cost of the preemptible compile's loop budget (runtime/src/preempt.ts) per loop iteration:
- * two loops, as plain wasm and rewritten, timed on this thread (bench/runtime/experiments/
- * preempt-cost.mjs runs it).
+ * The cost of the preemptible compile's budget (runtime/src/preempt.ts) per loop iteration and per
+ * tail call: two loops and a cycle of tail calls, as plain wasm and rewritten, timed on this
+ * thread (bench/runtime/experiments/preempt-cost.mjs runs it).
  *
  *   node loop-budget.mjs PREEMPT_JS MODE ITERATIONS
  *     PREEMPT_JS  the runtime's dist/preempt.js;  MODE  plain | preemptible
- *   prints: loop mode=MODE arith_ns=F mem_ns=F checksum=N
+ *   prints: loop mode=MODE arith_ns=F mem_ns=F tail_ns=F checksum=N
  *
  * arith: acc = acc * 31 + i (a loop of 8 instructions: the worst case, the check about doubles
- * what the loop does); mem: acc += load(base + (i * 4 & 0xfffc)) (a load per iteration). Each is
- * called twice to warm up (V8 tiers a function up between calls), then timed over ITERATIONS.
+ * what the loop does); mem: acc += load(base + (i * 4 & 0xfffc)) (a load per iteration); tail:
+ * ping(n, acc) and pong(n, acc) return_call each other, n - 1 and acc * 31 + n (ping) or acc ^ n
+ * (pong), until n is 0 (ns per tail call). Each is called twice to warm up (V8 tiers a function
+ * up between calls), then timed over ITERATIONS.
  */
 import { pathToFileURL } from 'node:url';
 
@@ -22,14 +24,19 @@ const body = (loop) => [0x01, 0x02, 0x7f, 0x03, 0x40, ...loop,
   0x20, 0x01, 0x41, 0x01, 0x6a, 0x22, 0x01, 0x20, 0x00, 0x48, 0x0d, 0x00, 0x0b, 0x20, 0x02, 0x0b];
 const arith = body([0x20, 0x02, 0x41, 0x1f, 0x6c, 0x20, 0x01, 0x6a, 0x21, 0x02]);
 const mem = body([0x20, 0x02, 0x20, 0x01, 0x41, 0x02, 0x74, 0x41, 0xfc, 0xff, 0x03, 0x71, 0x28, 0x02, 0x00, 0x6a, 0x21, 0x02]);
+// (func $ping (param $n i32) (param $acc i32) (result i32): n == 0 ? acc : return_call $other (n - 1) (next acc))
+const tail = (next, other) => [0x00, 0x20, 0x00, 0x45, 0x04, 0x40, 0x20, 0x01, 0x0f, 0x0b,
+  0x20, 0x00, 0x41, 0x01, 0x6b, ...next, 0x12, other, 0x0b];
+const ping = tail([0x20, 0x01, 0x41, 0x1f, 0x6c, 0x20, 0x00, 0x6a], 3);
+const pong = tail([0x20, 0x01, 0x20, 0x00, 0x73], 2);
 const sec = (id, bytes) => [id, bytes.length, ...bytes];
 const name = (s) => [s.length, ...Buffer.from(s)];
-const code = [2, arith.length, ...arith, mem.length, ...mem];
+const code = [4, arith.length, ...arith, mem.length, ...mem, ping.length, ...ping, pong.length, ...pong];
 const bytes = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
-  ...sec(1, [1, 0x60, 1, 0x7f, 1, 0x7f]),
-  ...sec(3, [2, 0, 0]),
+  ...sec(1, [2, 0x60, 1, 0x7f, 1, 0x7f, 0x60, 2, 0x7f, 0x7f, 1, 0x7f]),
+  ...sec(3, [4, 0, 0, 1, 1]),
   ...sec(5, [1, 0, 1]),
-  ...sec(7, [2, ...name('arith'), 0, 0, ...name('mem'), 0, 1]),
+  ...sec(7, [3, ...name('arith'), 0, 0, ...name('mem'), 0, 1, ...name('tail'), 0, 2]),
   ...sec(10, code)]);
 
 const module = mode === 'preemptible' ? preemptible(bytes) : { bytes };
@@ -45,4 +52,5 @@ const time = (f) => {
 };
 const [arithNs, a] = time(exports.arith);
 const [memNs, m] = time(exports.mem);
-process.stdout.write(`loop mode=${mode} arith_ns=${arithNs.toFixed(4)} mem_ns=${memNs.toFixed(4)} checksum=${(a ^ m) >>> 0}\n`);
+const [tailNs, t] = time(exports.tail);
+process.stdout.write(`loop mode=${mode} arith_ns=${arithNs.toFixed(4)} mem_ns=${memNs.toFixed(4)} tail_ns=${tailNs.toFixed(4)} checksum=${(a ^ m ^ t) >>> 0}\n`);
