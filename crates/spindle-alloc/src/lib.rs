@@ -109,6 +109,7 @@
     feature(thread_local, link_llvm_intrinsics),
     allow(internal_features)
 )]
+#![cfg_attr(all(target_arch = "wasm32", target_os = "wasi", feature = "thread-local"), feature(thread_local))]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 mod alloc;

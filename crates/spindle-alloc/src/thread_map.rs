@@ -1,7 +1,8 @@
 //! The thread map: thread id -> that thread's heap, an open-addressing table of `SLOTS` entries.
 //!
-//! On wasm32-unknown-unknown the platform has real thread-locals (`platform::heap_slot`) and the map
-//! is that slot (`tls` below). Elsewhere:
+//! On wasm32-unknown-unknown, and on wasm32-wasip1 with the `thread-local` feature (nightly; the C
+//! archives are built with it), the platform has a thread-local slot (`platform::heap_slot`) and
+//! the map is that slot (`tls` below): one load per call. Elsewhere:
 //!
 //! Why not a pthread key slot or `#[thread_local]`: `#[thread_local]` is nightly-only, and
 //! wasi-libc allocates a new thread's stack and key slots with plain malloc, so a key slot of a new
@@ -17,13 +18,13 @@
 
 use crate::heap::Heap;
 
-#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+#[cfg(not(all(target_arch = "wasm32", any(target_os = "unknown", feature = "thread-local"))))]
 pub(crate) use table::{current, insert, remove};
-#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+#[cfg(all(target_arch = "wasm32", any(target_os = "unknown", feature = "thread-local")))]
 pub(crate) use tls::{current, insert, remove};
 
 /// The heap pointer in the thread's own TLS slot (null while the thread's TLS is not set up).
-#[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
+#[cfg(all(target_arch = "wasm32", any(target_os = "unknown", feature = "thread-local")))]
 mod tls {
     use super::Heap;
     use crate::platform;
@@ -62,14 +63,15 @@ mod tls {
     }
 }
 
-#[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
+#[cfg(not(all(target_arch = "wasm32", any(target_os = "unknown", feature = "thread-local"))))]
 mod table {
     use super::Heap;
     use crate::platform;
     use core::ptr::null_mut;
     use core::sync::atomic::{AtomicBool, AtomicPtr, AtomicUsize, Ordering};
 
-    // 512 slots (4 KiB of static data, 8 KiB with 1,024): the C ring benchmark at T=1 stays in
+    // 512 slots (4 KiB of static data, 8 KiB with 1,024): chosen while the C archives still used
+    // this table (they have `thread-local` now), for the C ring benchmark at T=1 to stay in
     // 384 KiB of memory at 2M-16M pairs (with 1,024 slots the worker's arena took one more
     // 64 KiB page from ~2.3M pairs on, at its live set's peak). The price: a thread whose home slot
     // another live thread holds probes on every call, twice as likely as with 1,024 slots.

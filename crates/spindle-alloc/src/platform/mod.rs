@@ -18,8 +18,10 @@
 //!   nothing above it but that hook, which it is handed.
 //!   Per-thread heap pointers are NOT kept in pthread key slots: wasi-libc takes a new thread's
 //!   stack and key slots from malloc without zeroing them, so a fresh thread may see garbage there.
-//!   wasm32-unknown-unknown has real thread-locals: `heap_slot()` (see its file for the thread
-//!   ids, which are 0 while a thread's TLS is not set up, and for thread exit).
+//!   A thread's TLS block is another matter (initialised from the module's TLS image): on
+//!   wasm32-unknown-unknown, and on wasm32-wasip1 with the `thread-local` feature (nightly),
+//!   `heap_slot()` is a `#[thread_local]` slot (see wasm32_unknown.rs for its thread ids, which are
+//!   0 while a thread's TLS is not set up, and for thread exit).
 //! - `refresh_view()` makes the calling thread's view of the memory size current and returns it
 //!   (V8 refreshes it lazily after another thread grew the memory: see `wasm32_memory.rs`);
 //!   natively it returns `usize::MAX`.

@@ -21,6 +21,32 @@ pub(crate) fn initial_free() -> (usize, usize) {
     (0, 0)
 }
 
+/// With the `thread-local` feature (nightly `#[thread_local]`; the C archives are built with it),
+/// the calling thread's heap pointer lives in a thread-local slot: `thread_map` reads it with one
+/// load instead of a `pthread_self` call and a probe of its table on every malloc and free. Each
+/// thread's TLS block is initialised from the module's TLS image (`__wasm_init_tls`, which wasi-libc
+/// calls before a thread runs any C code; it covers `.tbss`), so a new thread reads null there even
+/// when its TLS block is reused memory, unlike its pthread key slots.
+#[cfg(feature = "thread-local")]
+mod tls {
+    use core::cell::Cell;
+
+    #[thread_local]
+    static HEAP: Cell<*mut ()> = Cell::new(core::ptr::null_mut());
+
+    #[inline(always)]
+    pub(crate) fn slot() -> *mut *mut () {
+        HEAP.as_ptr()
+    }
+}
+
+/// The calling thread's heap slot (a thread-local pointer, null until set; never null itself).
+#[cfg(feature = "thread-local")]
+#[inline(always)]
+pub(crate) fn heap_slot() -> *mut *mut () {
+    tls::slot()
+}
+
 extern "C" {
     fn pthread_key_create(key: *mut u32, dtor: Option<unsafe extern "C" fn(*mut c_void)>) -> i32;
     fn pthread_self() -> usize;
