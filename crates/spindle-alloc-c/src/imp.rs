@@ -33,9 +33,25 @@ pub(crate) const TSD_TAIL: usize = 1024;
 /// (its PAGE_SIZE), and never clears the key slots, which POSIX requires to read NULL in a new
 /// thread. Reused memory would hand the thread stale values (and run key destructors on them), so
 /// the last `TSD_TAIL` bytes of such blocks are zeroed: 1 KiB per >= 64 KiB allocation.
+///
+/// The allocator's fast path is inlined here, so that the export is one function (`sa::alloc_inline`).
+#[inline(always)]
 pub(crate) unsafe fn malloc(size: usize) -> *mut c_void {
     // SAFETY: plain allocation.
-    let p = unsafe { sa::alloc(size, sa::MIN_ALIGNMENT) };
+    unsafe { malloc_tail(sa::alloc_inline(size, sa::MIN_ALIGNMENT), size) }
+}
+
+/// `malloc` for wasi-libc's rare internal calls (`__libc_malloc`): the same, with the allocator's
+/// entry called rather than inlined a second time.
+#[cfg(target_arch = "wasm32")]
+pub(crate) unsafe fn libc_malloc(size: usize) -> *mut c_void {
+    // SAFETY: plain allocation.
+    unsafe { malloc_tail(sa::alloc(size, sa::MIN_ALIGNMENT), size) }
+}
+
+/// What `malloc` does with the block `p` the allocator gave it for `size` bytes.
+#[inline(always)]
+unsafe fn malloc_tail(p: *mut u8, size: usize) -> *mut c_void {
     if p.is_null() {
         set_errno(ENOMEM);
     } else if size & 0xFFFF == 0 && size != 0 {
@@ -45,7 +61,16 @@ pub(crate) unsafe fn malloc(size: usize) -> *mut c_void {
     p as *mut c_void
 }
 
+/// `free`, with the allocator's free inlined (see `malloc`).
+#[inline(always)]
 pub(crate) unsafe fn free(p: *mut c_void) {
+    // SAFETY: forwarded; `p` is null or a live block (caller's contract).
+    unsafe { sa::free_inline(p as *mut u8) }
+}
+
+/// `free` for wasi-libc's internal calls (`__libc_free`), calling the allocator's entry.
+#[cfg(target_arch = "wasm32")]
+pub(crate) unsafe fn libc_free(p: *mut c_void) {
     // SAFETY: forwarded; `p` is null or a live block (caller's contract).
     unsafe { sa::free(p as *mut u8) }
 }

@@ -64,13 +64,13 @@ exports! {
     // also defines them, is never pulled out of libc.a.
     /// wasi-libc's internal `malloc`.
     #[cfg(target_arch = "wasm32")]
-    fn __libc_malloc(size: usize) -> *mut c_void => imp::malloc(size);
+    fn __libc_malloc(size: usize) -> *mut c_void => imp::libc_malloc(size);
     /// wasi-libc's internal `calloc`.
     #[cfg(target_arch = "wasm32")]
     fn __libc_calloc(n: usize, size: usize) -> *mut c_void => imp::calloc(n, size);
     /// wasi-libc's internal `free`.
     #[cfg(target_arch = "wasm32")]
-    fn __libc_free(p: *mut c_void) => imp::free(p);
+    fn __libc_free(p: *mut c_void) => imp::libc_free(p);
 }
 
 /// Mirrors `struct spindle_alloc_stats` of spindle.h.

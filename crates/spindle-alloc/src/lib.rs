@@ -152,6 +152,17 @@ pub const MIN_ALIGNMENT: usize = MIN_ALIGN;
 /// The result must be freed with [`free`] (or [`realloc`]) of this crate, once.
 #[inline]
 pub unsafe fn alloc(size: usize, align: usize) -> *mut u8 {
+    // SAFETY: forwarded.
+    unsafe { alloc_inline(size, align) }
+}
+
+/// [`alloc`], always inlined into its caller: for a function that is only this call (the C
+/// face's `malloc`), which then reaches the fast path with no second call.
+///
+/// # Safety
+/// As [`alloc`].
+#[inline(always)]
+pub unsafe fn alloc_inline(size: usize, align: usize) -> *mut u8 {
     if align <= MIN_ALIGN && size <= arena::MAX {
         // SAFETY: a small request.
         unsafe { alloc::alloc_small(size) }
@@ -218,6 +229,16 @@ unsafe fn alloc_other(size: usize, align: usize, zero: bool) -> *mut u8 {
 /// `p` is null or came from this allocator and was not freed since.
 #[inline]
 pub unsafe fn free(p: *mut u8) {
+    // SAFETY: forwarded.
+    unsafe { free_inline(p) }
+}
+
+/// [`free`], always inlined into its caller (the C face's `free`: see [`alloc_inline`]).
+///
+/// # Safety
+/// As [`free`].
+#[inline(always)]
+pub unsafe fn free_inline(p: *mut u8) {
     if p.is_null() {
         return;
     }

@@ -24,9 +24,12 @@ pub(crate) fn initial_free() -> (usize, usize) {
 /// With the `thread-local` feature (nightly `#[thread_local]`; the C archives are built with it),
 /// the calling thread's heap pointer lives in a thread-local slot: `thread_map` reads it with one
 /// load instead of a `pthread_self` call and a probe of its table on every malloc and free. Each
-/// thread's TLS block is initialised from the module's TLS image (`__wasm_init_tls`, which wasi-libc
-/// calls before a thread runs any C code; it covers `.tbss`), so a new thread reads null there even
-/// when its TLS block is reused memory, unlike its pthread key slots.
+/// thread's TLS block is initialised from the module's TLS image before the thread starts
+/// (`pthread_create` -> `__copy_tls` -> `__wasm_init_tls`, whose `memory.init` covers `.tbss`), so
+/// a new thread reads null there even when its TLS block is reused memory, unlike its pthread key
+/// slots. Like wasi-libc's own thread-locals (errno), the slot assumes the main thread or a thread
+/// wasi-libc started: a host that called an export in a worker's instance before
+/// `wasi_thread_start` would find `__tls_base` still 0 there.
 #[cfg(feature = "thread-local")]
 mod tls {
     use core::cell::Cell;
