@@ -10,7 +10,10 @@
 //                         started through dist/node-worker-loader.cjs (platform/node/worker-code.ts)
 //                         (dist/worker.js stays for browsers)
 //   dist/napi-worker.cjs  the napi host's pool worker for Node (src/napi/node-worker.ts and emnapi), one
-//                         CommonJS file (dist/napi/worker.js stays for browsers and bundlers)
+//                         CommonJS file (an iife), started through dist/node-worker-loader.cjs too
+//                         (dist/napi/worker.js stays for browsers and bundlers)
+//   dist/napi/index.cjs   spindle/napi in Node (src/napi/index.ts and emnapi), one CommonJS file;
+//                         dist/napi/index.js becomes a shim that requires it
 // Loading one file instead of ~30 modules saves ~30 ms per process and per worker. CommonJS rather
 // than one ES module: Node's ES module loader costs a process ~5 ms of CPU before the first line
 // runs (reading package.json for "type", an asynchronous read through node:fs/promises and its
@@ -82,15 +85,42 @@ await build({ ...common, format: 'iife', entryPoints: ['dist/node-worker.js'], o
 // binding (4 pool workers, 2 cores, Node 20): the CPU time of loading it plus booting the pool,
 // 449-510 ms from ES modules, 307-314 ms from this file (3 runs each). A loader's own emnapi
 // copy (the drop-in) is required at run time from the files the main thread required (a `require`
-// of a path computed at run time, which esbuild leaves as it is).
-await build({ ...common, entryPoints: ['dist/napi/node-worker.js'], outfile: 'dist/napi-worker.cjs' });
+// of a path computed at run time, which esbuild leaves as it is). An iife, as node-worker.cjs, for
+// the same loader (worker-code.ts: the compiled code shared by the workers and kept across runs).
+await build({ ...common, format: 'iife', entryPoints: ['dist/napi/node-worker.js'], outfile: 'dist/napi-worker.cjs' });
 // ASCII only: esbuild escapes every non-ASCII character of the code, but not of comments, and one
 // (an em dash in a comment of emnapi's) made V8 hold the whole 0.68 MB source as a two-byte
 // string in every pool worker (peak RSS of rolldown's bundle on Node 26 216 -> 206 MB without it;
 // bench/results/napi-2026-11-27-node26/notes.md). What is left lies in comments (\uXXXX is the same
 // character in a string, template or identifier too).
-const napiWorker = readFileSync('dist/napi-worker.cjs', 'utf8');
-writeFileSync('dist/napi-worker.cjs', napiWorker.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+const asciiOnly = (file) => writeFileSync(file, readFileSync(file, 'utf8').replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+asciiOnly('dist/napi-worker.cjs');
+// spindle/napi in Node (package.json "./napi": "require"; src/napi/index.ts with spindle's code and
+// its emnapi pair), one CommonJS file beside tsc's dist/napi/index.js, which then becomes a shim
+// that requires it: `import` and `require` of spindle/napi (and of the drop-in) get the same copy.
+// From ES modules, loading spindle/napi took ~55 ms of CPU on Node 20 and 26 (~60 modules, and
+// @emnapi/core's ES modules); this file ~17 ms. Not imported from ES modules directly: Node 20
+// takes ~115 ms of CPU to import a CommonJS file of this size (its exports are found by lexing
+// it), and `createRequire` skips that. It sits in dist/napi/, so URLs relative to it (the napi
+// worker) are those of index.js; the two defines are relative to dist/napi/ too.
+const NAPI_SHIM_MARK = '// spindle/napi in Node is dist/napi/index.cjs';
+const napiEsm = readFileSync('dist/napi/index.js', 'utf8');
+if (napiEsm.includes(NAPI_SHIM_MARK)) {
+  throw new Error('dist/napi/index.js is the shim this script wrote, not tsc\'s output: run `npm run build` (tsc first)');
+}
+await build({
+  ...common,
+  entryPoints: ['dist/napi/index.js'],
+  outfile: 'dist/napi/index.cjs',
+  define: { ...common.define, __SPINDLE_NODE_WORKER__: '"../node-worker.cjs"', __SPINDLE_FS_WASM__: '"../spindle-fs.wasm"' },
+});
+asciiOnly('dist/napi/index.cjs');
+const napiNames = Object.keys(await import(new URL('../dist/napi/index.js', import.meta.url).href)).sort();
+writeFileSync('dist/napi/index.js', `${NAPI_SHIM_MARK} (scripts/bundle.mjs says why); this file re-exports it.
+import { createRequire } from 'node:module';
+const napi = createRequire(import.meta.url)('./index.cjs');
+export const { ${napiNames.join(', ')} } = napi;
+`);
 const { LOADER } = await import(new URL('../dist/platform/node/worker-code.js', import.meta.url).href);
 writeFileSync('dist/node-worker-loader.cjs', LOADER);
 

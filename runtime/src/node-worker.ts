@@ -15,4 +15,4 @@ import type { WorkerInit } from './protocol.js';
 const loaded = loadedWorker();
 const init = loaded?.init ?? (workerData as WorkerInit);
 if (init.hostWorker) void serveHosted(init, nodePlatform);
-else serve(init, nodePlatform, undefined, loaded && (() => publishCodeCache(loaded)));
+else serve(init, nodePlatform, undefined, loaded && ((waiting) => publishCodeCache(loaded, waiting)));

@@ -34,11 +34,11 @@ import type { Platform } from './platform/types.js';
 const PREWARM_WAIT_MS = 250;
 
 /**
- * `idleReady` runs once, the first time this worker has its instance and no command is waiting
- * (its creator put it on the idle stack): work that must not delay a thread (node-worker.ts
- * shares the worker's compiled code with the next workers).
+ * `ready` runs each time this worker has its instance, with whether a command is already waiting,
+ * until it returns true: work that should not delay a thread, unless it must (node-worker.ts
+ * shares the worker's compiled code with the next workers: platform/node/worker-code.ts).
  */
-export function serve(init: WorkerInit, platform: Platform, hooks?: InstanceHooks, idleReady?: () => void): void {
+export function serve(init: WorkerInit, platform: Platform, hooks?: InstanceHooks, ready?: (commandWaiting: boolean) => boolean): void {
   const ctl = new Control(init.control);
   const stdio = new ThreadStdio(init, platform);
   const factory = new ThreadFactory(init, platform, stdio, hooks);
@@ -56,7 +56,7 @@ export function serve(init: WorkerInit, platform: Platform, hooks?: InstanceHook
     // this worker put the slot on the stack, or commanded it, before the first round.)
     ctl.markReady(init.slot);
     if (!first) { ctl.pushIdle(init.slot); ctl.endPreparing(); }
-    if (idleReady && Atomics.load(ctl.words, cmdWord) === CMD_NONE) { idleReady(); idleReady = undefined; }
+    if (ready?.(Atomics.load(ctl.words, cmdWord) !== CMD_NONE)) ready = undefined;
     while (Atomics.load(ctl.words, cmdWord) === CMD_NONE) Atomics.wait(ctl.words, cmdWord, CMD_NONE);
     ctl.markBusy(init.slot);
     if (Atomics.load(ctl.words, cmdWord) === CMD_RUN_MAIN) ctl.waitIdleBooted(PREWARM_WAIT_MS);

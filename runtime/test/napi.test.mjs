@@ -259,3 +259,73 @@ describe('spindle/napi in Node keeps the thread-guard rewrite of a large addon a
     }
   });
 });
+
+describe('spindle/napi in Node is one CommonJS file, for import and require alike', () => {
+  before(() => assert.ok(existsSync(peerWasm), `${peerWasm} is missing: run 'bash tests/napi/peer/build.sh'`));
+
+  // `import` of spindle/napi (its ES module shim), `require` of it (package.json "require") and a
+  // memfs() of spindle/napi/fs (an ES module) must meet: one copy of the host, and the registries
+  // of memfs() volumes and of loaded addons shared with the ES modules' copy.
+  test('import and require give the same functions; memfs() of spindle/napi/fs and disposeNapi work across them', () => {
+    const runtime = join(repoRoot, 'runtime');
+    const script = `import { createRequire } from 'node:module';
+      import * as esm from ${JSON.stringify(pathToFileURL(join(runtime, 'dist', 'napi', 'index.js')).href)};
+      import { memfs } from ${JSON.stringify(pathToFileURL(join(runtime, 'dist', 'napi', 'fs.js')).href)};
+      const require = createRequire(${JSON.stringify(join(runtime, 'package.json'))});
+      const cjs = require('spindle/napi');
+      const { fs } = memfs({ '/data/a.txt': 'from memfs' });
+      const peer = cjs.loadNapiSync(${JSON.stringify(peerWasm)}, { memfs: fs });
+      const read = [peer.readPath('/data/a.txt'), peer.readOnOtherThread('/data/a.txt')];
+      await esm.disposeNapi(peer);
+      console.log(JSON.stringify({ resolved: require.resolve('spindle/napi'), same: esm.loadNapiSync === cjs.loadNapiSync && esm.WASI === cjs.WASI, read }));`;
+    const box = mkdtempSync(join(tmpdir(), 'spindle-napi-cjs-'));
+    try {
+      writeFileSync(join(box, 'both.mjs'), script);
+      const r = spawnSync(process.execPath, [join(box, 'both.mjs')], { encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
+      assert.equal(r.status, 0, `the script failed:\n${r.stdout}${r.stderr}`);
+      const out = JSON.parse(r.stdout.trim().split('\n').pop());
+      assert.equal(out.resolved, join(runtime, 'dist', 'napi', 'index.cjs'));
+      assert.equal(out.same, true, 'import and require should reach one copy of spindle/napi');
+      assert.deepEqual(out.read, ['ok: from memfs', 'ok: from memfs']);
+    } finally {
+      rmSync(box, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('spindle/napi in Node keeps its pool workers\' compiled JavaScript across runs (platform/node/worker-code.ts)', () => {
+  before(requireSetup);
+
+  test('the first run writes one entry for dist/napi-worker.cjs, the next run reads it and writes none', () => {
+    const box = mkdtempSync(join(tmpdir(), 'spindle-napi-code-'));
+    const cache = join(box, 'cache');
+    const folder = join(cache, 'worker-code');
+    try {
+      const wasm = join(napiDir, 'stock', 'node_modules', '@oxc-parser', 'binding-wasm32-wasi', 'parser.wasm32-wasi.wasm');
+      // parse() runs on the pool; an idle prewarmed worker writes the entry, so the run waits for it.
+      const script = `import { existsSync, readdirSync } from 'node:fs';
+        import { loadNapiSync } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'runtime', 'dist', 'napi', 'index.js')).href)};
+        const oxc = loadNapiSync(${JSON.stringify(wasm)});
+        const r = await oxc.parse('a.ts', 'let n: number = 1', {});
+        for (let i = 0; i < 600 && !(existsSync(${JSON.stringify(folder)}) && readdirSync(${JSON.stringify(folder)}).some((f) => f.endsWith('.bin'))); i++) await new Promise((w) => setTimeout(w, 50));
+        console.log(JSON.parse(r.program).node.body[0].kind);`;
+      writeFileSync(join(box, 'load.mjs'), script);
+      const entries = () => (existsSync(folder) ? readdirSync(folder) : []);
+      const load = () => {
+        const r = spawnSync(process.execPath, [join(box, 'load.mjs')],
+          { encoding: 'utf8', timeout: RUN_TIMEOUT_MS, env: { ...process.env, SPINDLE_CACHE_DIR: cache } });
+        assert.equal(r.status, 0, `loading oxc failed:\n${r.stdout}${r.stderr}`);
+        return r.stdout.trim();
+      };
+      assert.equal(load(), 'let');
+      const first = entries();
+      assert.equal(first.length, 1, `worker-code entries after the first run: ${first.join(', ')}`);
+      const written = statSync(join(folder, first[0])).mtimeMs;
+      assert.equal(load(), 'let');
+      assert.deepEqual(entries(), first, 'the second run made another entry');
+      assert.equal(statSync(join(folder, first[0])).mtimeMs, written, 'the second run rewrote the entry instead of using it');
+    } finally {
+      rmSync(box, { recursive: true, force: true });
+    }
+  });
+});

@@ -7,11 +7,12 @@ import { after, describe, test } from 'node:test';
 import { Control } from '../dist/control.js';
 import { PoolKeeper } from '../dist/pool.js';
 import { createProgram, load } from '../dist/index.js';
-import { codeCache, LOADER, publishCodeCache } from '../dist/platform/node/worker-code.js';
+import { codeCache, diskEntry, LOADER, publishCodeCache } from '../dist/platform/node/worker-code.js';
 import { exitGuard, guest, RUN_TIMEOUT_MS } from './helpers.mjs';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { Worker } from 'node:worker_threads';
 
@@ -203,8 +204,9 @@ describe('pool: the compiled code Node workers share (platform/node/worker-code.
   test('a program\'s workers write their compiled code into the process\'s buffer once, for the next ones', async () => {
     const r = await runWithStats(c('blocked'), ['4'], { threads: 2 });
     assert.equal(r.code, 0, r.output);
-    const words = new Int32Array(codeCache(), 0, 2);
-    assert.equal(codeCache(), codeCache(), 'one buffer per thread');
+    const bundle = fileURLToPath(new URL('../dist/node-worker.cjs', import.meta.url));
+    const words = new Int32Array(codeCache(bundle), 0, 2);
+    assert.equal(codeCache(bundle), codeCache(bundle), 'one buffer per thread and bundle');
     assert.equal(words[0], 2, 'READY: a worker wrote the cache');
     assert.ok(words[1] > 1000, `cache of ${words[1]} bytes`);
   });
@@ -225,6 +227,34 @@ describe('pool: the compiled code Node workers share (platform/node/worker-code.
     const later = await start(code);
     assert.equal(later.rejected, false, 'V8 took the shared cache');
     assert.equal(later.sum, 5);
+  });
+
+  test('the first cache written also goes to the disk entry, from which a later run\'s owner fills its buffer before any worker', async () => {
+    const entry = join(dir, 'cache', 'worker-code', 'entry.bin');
+    const code = new SharedArrayBuffer(1 << 20);
+    const first = await start(code);
+    assert.equal(first.rejected, undefined);
+    publishCodeCache({ init: {}, code, script: new Script(readFileSync(file, 'utf8'), { filename: file }), file, entry });
+    const length = new Int32Array(code, 0, 2)[1];
+    assert.equal(readFileSync(entry).length, length, 'the disk entry holds the published cache');
+    // A later run: the owner's buffer for the bundle comes filled (another key: this process's
+    // buffer for `file` would be the same one).
+    const filled = codeCache(`${file}?later-run`, entry);
+    assert.deepEqual([...new Int32Array(filled, 0, 2)], [2, length], 'READY before any worker started');
+    const later = await start(filled);
+    assert.equal(later.rejected, false, 'V8 took the cache read from the disk');
+    assert.equal(later.sum, 5);
+    // Keyed by the bundle (a rebuilt one of the same length must not take it) and the V8 options.
+    process.env.SPINDLE_CACHE_DIR = join(dir, 'cache');
+    try {
+      const key = diskEntry(file);
+      assert.ok(key.startsWith(join(dir, 'cache', 'worker-code', `${process.version}-${process.arch}-`)), key);
+      assert.equal(diskEntry(file), key);
+      process.env.SPINDLE_CACHE_DIR = 'none';
+      assert.equal(diskEntry(`${file}.other`), undefined, 'no cache directory: no entry');
+    } finally {
+      delete process.env.SPINDLE_CACHE_DIR;
+    }
   });
 
   test('a cache that does not fit is never written, and workers compile as without one', async () => {

@@ -130,8 +130,12 @@ function fileName(options: NapiInstantiateOptions): string {
   return typeof options.filename === 'string' && options.filename ? options.filename.split(/[\\/]/).pop()! : 'addon.wasm';
 }
 
-/** Spindle's addon programs by their exports object (`disposeNapi`). */
-const sessions = new WeakMap<object, NapiSession>();
+/**
+ * Spindle's addon programs by their exports object (`disposeNapi`). One map per JavaScript realm,
+ * not per copy of this module (in Node, spindle/napi's CommonJS file and the ES modules a program
+ * may also import: memory-fs.ts says why there are two).
+ */
+const sessions: WeakMap<object, { dispose(): Promise<void> }> = ((globalThis as Record<symbol, unknown>)[Symbol.for('spindle.napi.sessions')] ??= new WeakMap()) as WeakMap<object, { dispose(): Promise<void> }>;
 
 /** Ends the program behind an addon's exports: its pool workers stop; the addon can no longer be used. */
 export function disposeNapi(exports: object): Promise<void> {

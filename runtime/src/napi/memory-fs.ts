@@ -250,8 +250,13 @@ function dirname(path: string): string {
   return i <= 0 ? '/' : path.slice(0, i);
 }
 
-/** The MemoryFs behind a `memfs()` fs or volume object (napi/fs.ts registers them). */
-const owners = new WeakMap<object, MemoryFs>();
+/**
+ * The MemoryFs behind a `memfs()` fs or volume object (napi/fs.ts registers them). One map per
+ * JavaScript realm, not per copy of this module: in Node, spindle/napi is a CommonJS file of its
+ * own (dist/napi/index.cjs) while spindle/napi/fs stays an ES module, and `memfs()` of the one
+ * must be found by `loadNapi` of the other.
+ */
+const owners: WeakMap<object, MemoryFs> = ((globalThis as Record<symbol, unknown>)[Symbol.for('spindle.napi.memoryFs')] ??= new WeakMap()) as WeakMap<object, MemoryFs>;
 
 export function registerMemoryFs(face: object, fs: MemoryFs): void {
   owners.set(face, fs);

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { Platform, WorkerHandle } from '../types.js';
 import type { WorkerInit } from '../../protocol.js';
 import { errnoOfNodeError, sleepMs } from './errno.js';
-import { codeCache, type LoaderData } from './worker-code.js';
+import { codeCache, diskEntry, type LoaderData } from './worker-code.js';
 import { nodeHostFs } from './host-fs.js';
 
 // The worker script: the one-file CommonJS bundle when there is one (scripts/bundle.mjs; inside
@@ -25,9 +25,22 @@ declare const __SPINDLE_NODE_WORKER__: string | undefined;
 const workerUrl = typeof __SPINDLE_NODE_WORKER__ === 'string'
   ? new URL(__SPINDLE_NODE_WORKER__, import.meta.url)
   : [new URL('../../node-worker.cjs', import.meta.url), new URL('../../node-worker.js', import.meta.url)].find((u) => existsSync(u))!;
-// The loader of the bundle (scripts/bundle.mjs writes it from worker-code.ts's LOADER), if any.
-const loaderUrl = workerUrl.pathname.endsWith('.cjs') && existsSync(new URL('./node-worker-loader.cjs', workerUrl))
-  ? new URL('./node-worker-loader.cjs', workerUrl) : undefined;
+
+/**
+ * The loader (scripts/bundle.mjs writes it from worker-code.ts's LOADER) that starts the worker
+ * bundle `script` with the shared code cache: a CommonJS bundle, an iife (the runtime's
+ * dist/node-worker.cjs, the napi host's dist/napi-worker.cjs), beside dist/node-worker-loader.cjs;
+ * undefined for any other script (an ES module, an embedder's), which Node starts itself.
+ */
+function loaderFor(script: URL): URL | undefined {
+  if (script.protocol !== 'file:' || !script.pathname.endsWith('.cjs')) return undefined;
+  if (!loaders.has(script.href)) {
+    const loader = new URL('./node-worker-loader.cjs', script);
+    loaders.set(script.href, existsSync(loader) ? loader : undefined);
+  }
+  return loaders.get(script.href);
+}
+const loaders = new Map<string, URL | undefined>();
 
 // Loaded on first use: only the owner asks whether an fd is a terminal, and node:tty costs a
 // worker 3-5 ms of CPU to load (node:v8, 0.4-1.1 ms, only a worker that starts workers needs);
@@ -76,15 +89,19 @@ function startWorker(init: WorkerInit, onFailure: (message: string) => void): Wo
   // other threads was closed under them.
   const threads = lazyRequire('node:worker_threads') as typeof WorkerThreads;
   const options = { env: threads.SHARE_ENV, stdout: false, stderr: false, trackUnmanagedFds: false, resourceLimits: resourceLimits() } as const;
+  const script = init.workerScript ? new URL(init.workerScript) : workerUrl;
+  const loader = loaderFor(script);
   let w: WorkerThreads.Worker;
-  if (init.workerScript || !loaderUrl) {
-    w = new threads.Worker(init.workerScript ? new URL(init.workerScript) : workerUrl, { ...options, workerData: init });
+  if (!loader) {
+    w = new threads.Worker(script, { ...options, workerData: init });
   } else {
-    // The default worker: the bundle through the loader, with the compiled code of the process's
-    // first idle worker (worker-code.ts). A file, not eval'd code: Node runs its --import and
-    // --require preloads only in workers started from a file.
-    const workerData: LoaderData = { file: fileURLToPath(workerUrl), init, code: codeCache() };
-    w = new threads.Worker(loaderUrl, { ...options, workerData });
+    // A worker bundle through the loader, with the compiled code of the process's first idle
+    // worker of that bundle, or of an earlier run (worker-code.ts). A file, not eval'd code: Node
+    // runs its --import and --require preloads only in workers started from a file.
+    const file = fileURLToPath(script);
+    const entry = diskEntry(file);
+    const workerData: LoaderData = { file, init, code: codeCache(file, entry), entry };
+    w = new threads.Worker(loader, { ...options, workerData });
   }
   if (init.detached) w.unref();
   w.on('error', (e) => onFailure(`worker for slot ${init.slot} failed: ${e instanceof Error ? e.message : String(e)}`));

@@ -1,42 +1,62 @@
 /**
- * The pool worker's compiled JavaScript, shared by the workers of one Node process.
+ * The pool worker's compiled JavaScript, shared by the workers of one Node process and kept
+ * across runs.
  *
- * Every Node worker compiles the worker bundle (dist/node-worker.cjs, ~160 KB) again: its own
- * isolate, its own parse and lazy compile of each function it runs. So the default pool worker is
- * started from LOADER (written to dist/node-worker-loader.cjs by scripts/bundle.mjs: a file, so
- * that Node runs its --import and --require preloads in the worker), a few lines that compile the
- * bundle as a `vm.Script` with V8's code cache when one exists, and the first worker that gets its
- * instance without a command waiting writes that cache (every function its start-up compiled) into
- * a SharedArrayBuffer that the owner passes to every worker it starts, and each worker to the
- * workers it starts. A worker then starts with 3-5 ms less CPU on Node 20 (per thread beyond the
- * pool: 31 vs 35-41 ms in a chain of 100, 30-37 vs 33-37 with 64 blocked; 1-4 ms on Node 26; 2
- * cores, load 17-40) and no more memory. Nothing is written to disk; a cache V8 rejects (another V8 or
- * flags: never in one process) only costs the compile it would have saved.
+ * Every Node worker compiles its worker bundle again (dist/node-worker.cjs, ~230 KB; the napi
+ * host's dist/napi-worker.cjs, ~680 KB): its own isolate, its own parse and lazy compile of each
+ * function it runs. So pool workers are started from LOADER (written to
+ * dist/node-worker-loader.cjs by scripts/bundle.mjs: a file, so that Node runs its --import and
+ * --require preloads in the worker), a few lines that compile the bundle as a `vm.Script` with
+ * V8's code cache when one exists, and the first worker that gets its instance without a command
+ * waiting writes that cache (every function its start-up compiled) into a SharedArrayBuffer that
+ * the owner passes to every worker it starts, and each worker to the workers it starts. A worker
+ * then starts with 3-5 ms less CPU on Node 20 (per thread beyond the pool: 31 vs 35-41 ms in a
+ * chain of 100, 30-37 vs 33-37 with 64 blocked; 1-4 ms on Node 26; 2 cores, load 17-40) and no
+ * more memory. A cache V8 rejects only costs the compile it would have saved.
+ *
+ * Across runs: the workers a program prewarms all start at once, before any has a cache to
+ * share, so the first worker that writes the buffer also writes it to the cache directory
+ * (cache-dir.ts, `worker-code/`), and the owner of a later run fills the buffer from there before
+ * it starts its first worker. Compiling dist/napi-worker.cjs cost a worker 8-11 ms of CPU (Node 20
+ * and 26), 1-4 ms with the cache of it. Entry: `<dir>/worker-code/<key>.bin`, key = a hash of the
+ * bundle's path, size and time (a rebuilt bundle is another key: V8 checks of the source only its
+ * length), Node's version and arch and this process's V8 options (execArgv, NODE_OPTIONS), as
+ * cli-start.ts keys the CLI's; `worker-code/` keeps the ENTRIES newest.
  *
  * Buffer layout (Int32 words, then bytes): [0] STATE, [1] LENGTH, bytes from offset 8.
  * STATE goes EMPTY -> WRITING -> READY (or FULL when the cache does not fit) exactly once: the
  * worker that wins the EMPTY -> WRITING exchange writes the bytes and LENGTH, then publishes
- * READY; a reader copies nothing and reads the bytes only after seeing READY.
+ * READY; a reader copies nothing and reads the bytes only after seeing READY. The owner fills a
+ * buffer from the disk before any worker has it (READY at once, or left EMPTY).
  *
  * The loader runs the bundle as a script of the worker's own global scope (no function wrapper
- * around its source: that meant a second copy of the source per worker, 0.17 MiB; the bundle is
- * an iife, so its own names stay its own), so it defines the two CommonJS names the bundle uses,
+ * around its source: that meant a second copy of the source per worker, 0.17 MiB; the bundles are
+ * iifes, so their own names stay their own), so it defines the two CommonJS names the bundle uses,
  * `require` and `__filename`, as globals of that worker, and hands the bundle its start
- * (`globalThis.__spindle_worker`: WorkerInit, the buffer, the script).
+ * (`globalThis.__spindle_worker`: WorkerInit, the buffer, the script, the disk entry).
  */
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Script } from 'node:vm';
 import type { WorkerInit } from '../../protocol.js';
+import { cacheDir, keepNewest, writeEntryAtomic } from './cache-dir.js';
 
 const STATE = 0, LENGTH = 1, DATA = 8;
 const EMPTY = 0, WRITING = 1, READY = 2, FULL = 3;
-/** Room for the cache: ~100 KB after a worker's start-up on Node 20 and 26. */
+/** Room for the cache: ~100 KB after a default worker's start-up on Node 20 and 26. */
 const CODE_CACHE_BYTES = 1 << 20;
+/** Entries kept in `worker-code/` (two bundles; a rebuild, another Node line each make one). */
+const ENTRIES = 16;
 
 /** What LOADER hands to the bundle (node-worker.ts). */
 export interface LoadedWorker {
   init: WorkerInit;
   code: SharedArrayBuffer;
   script: Script;
+  /** The bundle's path. */
+  file?: string;
+  /** The disk entry of this bundle's cache (absent: no cache directory). */
+  entry?: string;
 }
 
 /** workerData of a worker started from LOADER. */
@@ -45,6 +65,8 @@ export interface LoaderData {
   file: string;
   init: WorkerInit;
   code: SharedArrayBuffer;
+  /** The disk entry of the bundle's cache (absent: no cache directory). */
+  entry?: string;
 }
 
 /** The eval'd start of a default pool worker (see the module note). */
@@ -57,16 +79,59 @@ const cachedData = Atomics.load(words, ${STATE}) === ${READY} ? Buffer.from(d.co
 const script = new Script(readFileSync(d.file, 'utf8'), { filename: d.file, cachedData });
 globalThis.require = require;
 globalThis.__filename = d.file;
-globalThis.__spindle_worker = { init: d.init, code: d.code, script };
+globalThis.__spindle_worker = { init: d.init, code: d.code, script, file: d.file, entry: d.entry };
 script.runInThisContext();
 `;
 
-let shared: SharedArrayBuffer | undefined;
+/** This thread's buffers, by bundle path. */
+const buffers = new Map<string, SharedArrayBuffer>();
 
-/** This thread's code cache buffer: the one it was started with, or a new one (the owner). */
-export function codeCache(): SharedArrayBuffer {
-  shared ??= new SharedArrayBuffer(CODE_CACHE_BYTES);
+/**
+ * This thread's code cache buffer for the bundle `file`: the one it was started with (a worker of
+ * that bundle), or a new one, filled from the disk `entry` when there is one (the owner).
+ */
+export function codeCache(file: string, entry?: string): SharedArrayBuffer {
+  let shared = buffers.get(file);
+  if (!shared) {
+    shared = new SharedArrayBuffer(CODE_CACHE_BYTES);
+    if (entry) fill(shared, entry);
+    buffers.set(file, shared);
+  }
   return shared;
+}
+
+/** The disk entry for `file`'s cache in this process (see the module note), or undefined. */
+export function diskEntry(file: string): string | undefined {
+  if (!entries.has(file)) entries.set(file, entryOf(file));
+  return entries.get(file);
+}
+
+const entries = new Map<string, string | undefined>();
+
+function entryOf(file: string): string | undefined {
+  const dir = cacheDir();
+  if (!dir) return undefined;
+  try {
+    const st = statSync(file);
+    const v8Options = `${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}`;
+    return join(dir, 'worker-code', `${process.version}-${process.arch}-${fnv1a(`${file}\0${st.size}\0${st.mtimeMs}\0${v8Options}`)}.bin`);
+  } catch {
+    return undefined;
+  }
+}
+
+function fill(shared: SharedArrayBuffer, entry: string): void {
+  let data: Buffer;
+  try {
+    data = readFileSync(entry);
+  } catch {
+    return; // none yet: the first worker writes it
+  }
+  if (data.length === 0 || data.length > shared.byteLength - DATA) return;
+  new Uint8Array(shared, DATA, data.length).set(data);
+  const words = new Int32Array(shared, 0, 2);
+  words[LENGTH] = data.length;
+  Atomics.store(words, STATE, READY);
 }
 
 /**
@@ -76,20 +141,47 @@ export function codeCache(): SharedArrayBuffer {
  */
 export function loadedWorker(): LoadedWorker | undefined {
   const w = (globalThis as { __spindle_worker?: LoadedWorker }).__spindle_worker;
-  if (w) shared = w.code;
+  if (w?.file) buffers.set(w.file, w.code);
   return w;
 }
 
-/** Writes `script`'s code cache into the shared buffer if no worker has (see the module note). */
-export function publishCodeCache(w: LoadedWorker): void {
+/**
+ * Writes `script`'s code cache into the shared buffer if no worker has, and then to the disk
+ * entry (see the module note); a worker whose disk cache V8 rejected writes the disk entry again.
+ * Called by the worker each time it has its instance (pool-worker.ts `serve`) until it returns
+ * true. When a thread is already waiting for this worker, only a cache that goes to the disk is
+ * written (once per cache directory, bundle and Node: it delays that thread by the time
+ * createCachedData takes, a few ms): a program whose prewarmed workers all get a long-lived
+ * thread at once (oxc-parser's four) never has an idle one.
+ */
+export function publishCodeCache(w: LoadedWorker, commandWaiting = false): boolean {
   const words = new Int32Array(w.code, 0, 2);
-  if (Atomics.load(words, STATE) !== EMPTY || Atomics.compareExchange(words, STATE, EMPTY, WRITING) !== EMPTY) return;
+  if (w.entry && w.script.cachedDataRejected === true) {
+    save(w.entry, w.script.createCachedData());
+    return true;
+  }
+  if (Atomics.load(words, STATE) !== EMPTY) return true;
+  if (commandWaiting && !w.entry) return false;
+  if (Atomics.compareExchange(words, STATE, EMPTY, WRITING) !== EMPTY) return true;
   const data = w.script.createCachedData();
   if (data.length > w.code.byteLength - DATA) {
     Atomics.store(words, STATE, FULL);
-    return;
+    return true;
   }
   new Uint8Array(w.code, DATA, data.length).set(data);
   Atomics.store(words, LENGTH, data.length);
   Atomics.store(words, STATE, READY);
+  if (w.entry) save(w.entry, data);
+  return true;
+}
+
+function save(entry: string, data: Uint8Array): void {
+  if (writeEntryAtomic(entry, data)) keepNewest(dirname(entry), ENTRIES);
+}
+
+/** 32-bit FNV-1a of a string's UTF-16 units, 8 hex digits: names an entry (not a security check). */
+function fnv1a(s: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
 }
