@@ -182,9 +182,10 @@ describe('the Node example of the README (runtime/examples/napi)', () => {
 describe('spindle/napi in Node: pool workers load a loader\'s emnapi pair only when its version is not spindle\'s own', () => {
   before(requireSetup);
 
-  // The pair a context was made by runs on the calling thread; pool workers run the same version's
-  // code: spindle's bundled copy when the versions are the same (no URLs), else the loader's
-  // files, required by URL. Both through oxc's parse(), whose work runs on the pool's threads.
+  // The pair a context was made by runs on the calling thread, on spindle's own core when its
+  // version is spindle's (the same code); pool workers run the same version's code: spindle's
+  // bundled copy when the versions are the same (no URLs), else the loader's files, required by
+  // URL. Both through oxc's parse(), whose work runs on the pool's threads.
   test('the stock pair (same version): no URLs; a copy of it with another version: its URLs; parse() on the pool equals parseSync() with either', () => {
     const box = mkdtempSync(join(tmpdir(), 'spindle-napi-pair-'));
     try {
@@ -217,7 +218,7 @@ describe('spindle/napi in Node: pool workers load a loader\'s emnapi pair only w
       const r = spawnSync(process.execPath, [join(box, 'pair.mjs')], { encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
       assert.equal(r.status, 0, `the script failed:\n${r.stdout}${r.stderr}`);
       const { same, other: renamed } = JSON.parse(r.stdout.trim().split('\n').pop());
-      assert.equal(same.own, false, 'the stock loader\'s context should run with the stock pair on the calling thread');
+      assert.equal(same.own, true, 'a pair of spindle\'s own version should run on spindle\'s own core (the same code) with the loader\'s context');
       assert.equal(same.urls, null, 'a pair of spindle\'s own version should leave the workers on spindle\'s bundled copy');
       assert.equal(renamed.own, false);
       assert.ok(renamed.urls && renamed.urls.core.startsWith(pathToFileURL(other).href), `workers should load the other version from its files: ${JSON.stringify(renamed.urls)}`);
