@@ -63,17 +63,18 @@ export async function loadProgram(
   const summary = bytes ? summarize(bytes, name) : undefined;
   const guard = bytes && summary!.all.some(isThreadSpawn) ? rewrite(bytes) : undefined;
   const module = given ?? await compile(guard?.bytes ?? bytes!, name);
-  return withGuards(check(module, name, summary, known, memory, kind), guard);
+  return withGuards(check(module, name, summary, known, memory, kind), guard, kind);
 }
 
 /** Adds what the thread guards did (or why they left the module as it was) to a program's facts. */
-function withGuards(program: LoadedProgram, guard: ReturnType<typeof guardThreads> | undefined): LoadedProgram {
+function withGuards(program: LoadedProgram, guard: ReturnType<typeof guardThreads> | undefined, kind: ModuleKind): LoadedProgram {
   if (!guard) return program;
   const { bulk, waits, functions, unchanged } = guard;
-  // Kept only where threads can be hosted (JSPI; elsewhere they would only hold memory), and only
-  // when every wait of the module goes through the wrapper: a raw wait in a hosted thread would
-  // block its host worker, so such a program keeps a worker per thread.
-  const hostable = jspiForWorkers() && (unchanged === undefined || guard.walked === true);
+  // Kept only where threads can be hosted (JSPI; elsewhere they would only hold memory: so never
+  // for a reactor, whose threads are never hosted, program.ts), and only when every wait of the
+  // module goes through the wrapper: a raw wait in a hosted thread would block its host worker, so
+  // such a program keeps a worker per thread. (rolldown's binding: 12 MB held for nothing.)
+  const hostable = kind === 'command' && jspiForWorkers() && (unchanged === undefined || guard.walked === true);
   return { ...program, threadGuards: { bulk, waits, functions, ...(unchanged ? { unchanged } : {}) }, ...(hostable ? { threadBytes: guard.bytes } : {}) };
 }
 
@@ -100,7 +101,7 @@ export function loadProgramSync(
   } catch (e) {
     throw new SpindleError('BAD_MODULE', `${name} does not compile: ${(e as Error).message.replace(/^WebAssembly\.Module\(\): /, '')}`);
   }
-  return withGuards(check(module, name, summary, known, memory, kind), guard);
+  return withGuards(check(module, name, summary, known, memory, kind), guard, kind);
 }
 
 /**
