@@ -130,7 +130,7 @@ mod thread_map;
 #[cfg(any(test, feature = "validate"))]
 mod validate;
 
-#[cfg(test)]
+#[cfg(any(test, all(target_arch = "wasm32", target_os = "wasi", feature = "std")))]
 extern crate std;
 
 use core::alloc::{GlobalAlloc, Layout};

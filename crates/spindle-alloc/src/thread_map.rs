@@ -1,8 +1,9 @@
 //! The thread map: thread id -> that thread's heap, an open-addressing table of `SLOTS` entries.
 //!
 //! On wasm32-unknown-unknown, and on wasm32-wasip1 with the `thread-local` feature (nightly; the C
-//! archives are built with it), the platform has a thread-local slot (`platform::heap_slot`) and
-//! the map is that slot (`tls` below): one load per call. Elsewhere:
+//! archives are built with it) or the `std` feature (a Rust program's, through spindle-alloc-c's
+//! `rust-program`), the platform has a thread-local slot (`platform::heap_slot`) and the map is
+//! that slot (`tls` below): one load per call. Elsewhere:
 //!
 //! Why not a pthread key slot or `#[thread_local]`: `#[thread_local]` is nightly-only, and
 //! wasi-libc allocates a new thread's stack and key slots with plain malloc, so a key slot of a new
@@ -18,13 +19,19 @@
 
 use crate::heap::Heap;
 
-#[cfg(not(all(target_arch = "wasm32", any(target_os = "unknown", feature = "thread-local"))))]
+#[cfg(not(all(
+    target_arch = "wasm32",
+    any(target_os = "unknown", feature = "thread-local", feature = "std")
+)))]
 pub(crate) use table::{current, insert, remove};
-#[cfg(all(target_arch = "wasm32", any(target_os = "unknown", feature = "thread-local")))]
+#[cfg(all(
+    target_arch = "wasm32",
+    any(target_os = "unknown", feature = "thread-local", feature = "std")
+))]
 pub(crate) use tls::{current, insert, remove};
 
 /// The heap pointer in the thread's own TLS slot (null while the thread's TLS is not set up).
-#[cfg(all(target_arch = "wasm32", any(target_os = "unknown", feature = "thread-local")))]
+#[cfg(all(target_arch = "wasm32", any(target_os = "unknown", feature = "thread-local", feature = "std")))]
 mod tls {
     use super::Heap;
     use crate::platform;
@@ -63,7 +70,10 @@ mod tls {
     }
 }
 
-#[cfg(not(all(target_arch = "wasm32", any(target_os = "unknown", feature = "thread-local"))))]
+#[cfg(not(all(
+    target_arch = "wasm32",
+    any(target_os = "unknown", feature = "thread-local", feature = "std")
+)))]
 mod table {
     use super::Heap;
     use crate::platform;

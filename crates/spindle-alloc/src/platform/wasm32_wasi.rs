@@ -43,8 +43,25 @@ mod tls {
     }
 }
 
+/// The same slot for a Rust program on stable Rust (the `std` feature): std's `thread_local!` with a
+/// const initialiser and no destructor is that same TLS variable (a `global.get __tls_base` and a
+/// load; no lazy initialisation, no registration), and allocates nothing.
+#[cfg(all(feature = "std", not(feature = "thread-local")))]
+mod tls {
+    use core::cell::Cell;
+
+    std::thread_local! {
+        static HEAP: Cell<*mut ()> = const { Cell::new(core::ptr::null_mut()) };
+    }
+
+    #[inline(always)]
+    pub(crate) fn slot() -> *mut *mut () {
+        HEAP.with(Cell::as_ptr)
+    }
+}
+
 /// The calling thread's heap slot (a thread-local pointer, null until set; never null itself).
-#[cfg(feature = "thread-local")]
+#[cfg(any(feature = "thread-local", feature = "std"))]
 #[inline(always)]
 pub(crate) fn heap_slot() -> *mut *mut () {
     tls::slot()
