@@ -1,7 +1,7 @@
 #!/bin/bash
 # Interleaved A/B of the preemptible compile: plain, main's preempt.js (old), this branch's (new).
 # old: main at d43b178 (`git archive main runtime | tar -x -C /tmp/mr/main`, then `npx tsc -p .` in
-# its runtime/); new: runtime/dist of the branch preempt-tail (6d5c061). Run under
+# its runtime/); new: runtime/dist of the branch preempt-tail (6d5c061, landed as e1d6a64). Run under
 # `flock /work/scratch/bench.lock`; summarize with `python3 summarize.py ab.out`.
 set -e
 cd /work/wt/malloc-ring
