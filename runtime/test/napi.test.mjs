@@ -330,3 +330,58 @@ describe('spindle/napi in Node keeps its pool workers\' compiled JavaScript acro
     }
   });
 });
+
+// emnapi's messages from pool threads to the owner ('async-send' ...) go on BroadcastChannels.
+// Node hands a message to every other instance of the name in the process, and a pool worker's
+// JavaScript never runs while it waits idle or runs a thread, so whatever reaches a worker's
+// instance queues there for as long as the program runs (~110 bytes a message per worker: with
+// one channel for all threads, oxc's parse() grew the process's RSS by ~25 MiB per 80,000 calls).
+// A listener in the main thread on a channel's name gets what every worker's instance of that name
+// gets: none of the messages may go on the program's channel, which every worker used to hold.
+describe('spindle/napi in Node: pool threads post emnapi\'s messages where no other worker receives them', () => {
+  before(requireSetup);
+
+  for (const [line, node] of LINES) {
+    test(`oxc's parse(), 300 calls one at a time: every 'async-send' on a worker's own channel, none on the program's (${line})`, () => {
+      const box = mkdtempSync(join(tmpdir(), 'spindle-napi-channel-'));
+      try {
+        const wasm = join(napiDir, 'stock', 'node_modules', '@oxc-parser', 'binding-wasm32-wasi', 'parser.wasm32-wasi.wasm');
+        // In the main thread only: a listener on every channel the owner opens.
+        writeFileSync(join(box, 'listen.mjs'), `import { isMainThread } from 'node:worker_threads';
+          const Channel = globalThis.BroadcastChannel;
+          globalThis.heard = { program: 0, own: 0 };
+          if (isMainThread) globalThis.BroadcastChannel = class extends Channel {
+            constructor(name) {
+              super(name);
+              if (!String(name).startsWith('spindle-napi-')) return;
+              const key = String(name).includes('/') ? 'own' : 'program';
+              const l = new Channel(name);
+              l.unref();
+              l.onmessage = (e) => { if (e.data?.__emnapi__?.type === 'async-send') globalThis.heard[key]++; };
+            }
+          };`);
+        writeFileSync(join(box, 'parse.mjs'), `import { loadNapiSync, disposeNapi } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'runtime', 'dist', 'napi', 'index.js')).href)};
+          const oxc = loadNapiSync(${JSON.stringify(wasm)});
+          const parse = async (i) => JSON.parse((await oxc.parse('a' + i + '.ts', 'let n' + i + ': number = ' + i, {})).program).node.body[0].declarations[0].id.name;
+          // The addon's pool threads start and say they are ready; then the count starts.
+          for (let i = 0; i < 20; i++) await parse(i);
+          await new Promise((w) => setTimeout(w, 20));
+          globalThis.heard.program = 0;
+          globalThis.heard.own = 0;
+          const names = [];
+          for (let i = 0; i < 300; i++) names.push(await parse(i));
+          await new Promise((w) => setTimeout(w, 20));
+          await disposeNapi(oxc);
+          console.log(JSON.stringify({ ...globalThis.heard, right: names.every((n, i) => n === 'n' + i) }));`);
+        const r = spawnSync(node, ['--import', pathToFileURL(join(box, 'listen.mjs')).href, join(box, 'parse.mjs')], { encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
+        assert.equal(r.status, 0, `the script failed:\n${r.stdout}${r.stderr}`);
+        const heard = JSON.parse(r.stdout.trim().split('\n').pop());
+        assert.equal(heard.right, true, 'parse() should give each file\'s own program');
+        assert.equal(heard.program, 0, `'async-send' messages on the program's channel, which every pool worker holds: ${heard.program}`);
+        assert.ok(heard.own >= 300, `'async-send' messages on the workers' own channels: ${heard.own}, expected one per parse() call`);
+      } finally {
+        rmSync(box, { recursive: true, force: true });
+      }
+    });
+  }
+});

@@ -9,7 +9,7 @@
  *     the addon's instance, created by emnapi      one instance per thread, created by emnapi
  *     (main thread: registers the addon, runs      as a child thread (napi/thread.ts), runs
  *     every call from JS synchronously)            wasi_thread_start(tid, arg)
- *     ThreadMessages: emnapi's messages  <------   BroadcastChannel ('async-send', ...)
+ *     ThreadMessages: emnapi's messages  <------   BroadcastChannels ('async-send', ...)
  *
  * `NapiSession` wraps emnapi's `instantiateNapiModule(Sync)`: the caller's options go to emnapi
  * unchanged, except that spindle answers `wasi` (its own imports), the thread manager's options
@@ -92,6 +92,8 @@ export interface NapiPlatform {
   readonly defaults: NapiHostOptions;
   /** The thread guards' rewrite (Node: kept across runs, platform/node/guard-cache.ts). */
   readonly guardRewrite?: GuardRewrite;
+  /** Node: each pool worker posts emnapi's messages on a channel of its own (napi/owner.ts). */
+  readonly ownChannels?: boolean;
 }
 
 const NAPI_MODULES = new Set(['env', 'napi', 'emnapi']);
@@ -147,7 +149,7 @@ export function disposeNapi(exports: object): Promise<void> {
 /** One addon on spindle: its emnapi pair, its program, the channel from its threads. */
 class NapiSession {
   readonly emnapi: Emnapi;
-  private readonly messages = new ThreadMessages();
+  private readonly messages: ThreadMessages;
   private readonly host: NapiHostOptions;
   private program: Program | undefined;
   private instance: WebAssembly.Instance | undefined;
@@ -155,6 +157,7 @@ class NapiSession {
 
   constructor(private readonly np: NapiPlatform, private readonly loaded: LoadedProgram, private readonly options: NapiInstantiateOptions, host: NapiHostOptions) {
     this.emnapi = np.emnapiFor(options.context);
+    this.messages = new ThreadMessages(np.ownChannels ? np.platform.cpuCount() : 0);
     this.host = { ...np.defaults, ...np.hostOptionsFor(options.wasi), ...definedOnly(host) };
   }
 
@@ -200,7 +203,9 @@ class NapiSession {
       threads: h.threads, maxThreads: h.maxThreads, memory,
       dirs: h.dirs, mounts: h.memoryMounts ? h.memoryMounts.guests : h.mounts, preload: h.preload, save: h.save,
     }, this.np.platform);
-    const embed: NapiEmbed = { urls: this.emnapi.urls, channel: this.messages.name, filename: this.loaded.name };
+    // The pool's first workers (Program's default: 2 x cores) find their channels open.
+    this.messages.openAhead(h.threads ?? 2 * this.np.platform.cpuCount());
+    const embed: NapiEmbed = { urls: this.emnapi.urls, channel: this.messages.name, own: this.messages.own, filename: this.loaded.name };
     const spindle = this.program.startReactorSync({ workerScript: this.np.workerScript, detached: this.np.detached, embed, memory: h.memoryMounts });
     return mergeImports(theirs, spindle, this.messages.envOverrides(() => this.table()));
   }

@@ -141,4 +141,7 @@ export const nodeNapi: NapiPlatform = {
   // An addon of 1 MiB or more (rolldown's is 12 MB) has its thread-guard rewrite kept across
   // runs, as the CLI's programs (README: SPINDLE_CACHE_DIR).
   guardRewrite: (bytes) => cachedGuardThreads(bytes),
+  // Node hands a BroadcastChannel's message to every other instance of its name, also on a worker
+  // whose JavaScript never runs again (idle or running a thread): there it queues, unread.
+  ownChannels: true,
 };

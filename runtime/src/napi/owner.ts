@@ -1,6 +1,9 @@
 /**
  * The owner's end of what emnapi sends from a pool thread to the main thread: the program's
- * BroadcastChannel (napi/thread.ts posts on it). emnapi listens for those messages on the worker
+ * BroadcastChannel and, in Node, one channel per worker that only that worker also holds
+ * (napi/thread.ts posts on them: `threadPoster`). Those are opened ahead of the workers: `spare`
+ * more than the workers that have started, checked at every message (a worker that started
+ * beyond them posts on the program's channel until it finds its own open). emnapi listens for those messages on the worker
  * objects of its own thread manager; spindle's pool threads are not such workers, so the owner
  * hands emnapi one stand-in (`port`) that receives every thread's messages:
  *   - 'async-send': run a callback of the addon on the main thread (thread-safe functions,
@@ -19,9 +22,16 @@ const IN_NODE = typeof process === 'object' && process !== null && typeof proces
 
 interface EmnapiMessage { __emnapi__?: { type?: string } }
 
+/** Workers with a channel of their own (napi/thread.ts `NapiEmbed.own`); any beyond use the program's. */
+const OWN_CHANNELS = 1024;
+
 export class ThreadMessages {
   readonly name = `spindle-napi-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
   private readonly channel = new BroadcastChannel(this.name);
+  /** NapiEmbed.own: word 0 counts the workers that took a number, word n is 1 once `${name}/${n}` is open. */
+  readonly own: SharedArrayBuffer | undefined;
+  private readonly ownWords: Int32Array | undefined;
+  private readonly ownChannels: BroadcastChannel[] = [];
   private readonly handlers = new Set<Handler>();
   private readyWanted = 0;
   private readyCount = 0;
@@ -35,14 +45,40 @@ export class ThreadMessages {
     removeEventListener: (_type: string, h: Handler): void => { this.handlers.delete(h); },
   };
 
-  constructor() {
-    // Node: the channel must not keep the process alive; emnapi refs its own handle while
+  /** `spare`: channels opened ahead of the workers that started; 0: none, one channel for all (browsers). */
+  constructor(private readonly spare: number) {
+    this.listen(this.channel);
+    if (spare > 0) {
+      this.own = new SharedArrayBuffer(4 * OWN_CHANNELS);
+      this.ownWords = new Int32Array(this.own);
+    }
+  }
+
+  /**
+   * Opens the workers' own channels up to `workers` + `spare` (napi/host.ts: the pool's first
+   * workers, before any starts; then at every message).
+   */
+  openAhead(workers: number): void {
+    const words = this.ownWords;
+    if (!words) return;
+    const upTo = Math.min(workers + this.spare, words.length - 1);
+    for (let n = this.ownChannels.length + 1; n <= upTo; n++) {
+      const channel = new BroadcastChannel(`${this.name}/${n}`);
+      this.listen(channel);
+      this.ownChannels.push(channel);
+      Atomics.store(words, n, 1);
+    }
+  }
+
+  private listen(channel: BroadcastChannel): void {
+    // Node: a channel must not keep the process alive; emnapi refs its own handle while
     // Node-API work is pending (Context's waiting-request counter).
-    (this.channel as { unref?: () => void }).unref?.();
-    this.channel.onmessage = (e: MessageEvent) => this.deliver(e.data);
+    (channel as { unref?: () => void }).unref?.();
+    channel.onmessage = (e: MessageEvent) => this.deliver(e.data);
   }
 
   private deliver(data: EmnapiMessage): void {
+    if (this.ownWords && Atomics.load(this.ownWords, 0) + this.spare > this.ownChannels.length) this.openAhead(Atomics.load(this.ownWords, 0));
     if (data?.__emnapi__?.type === 'async-thread-ready') this.threadReady();
     for (const h of this.handlers) h(IN_NODE ? data : { data });
   }
@@ -76,6 +112,7 @@ export class ThreadMessages {
 
   close(): void {
     this.channel.close();
+    for (const c of this.ownChannels) c.close();
     this.handlers.clear();
   }
 }

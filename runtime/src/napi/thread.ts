@@ -3,8 +3,15 @@
  * thread" (its Node-API imports bound to that instance, `_initialize` not run again), with
  * spindle's WASI preview1, `wasi.thread-spawn` and shared memory (napi/imports.ts). What emnapi
  * sends from a thread to the main thread (`postMessage`: 'async-send' to run a callback there,
- * 'async-thread-ready') goes over the program's BroadcastChannel, which the owner reads
- * (napi/owner.ts): no worker object of emnapi's is involved.
+ * 'async-thread-ready') goes over a BroadcastChannel that the owner reads (napi/owner.ts): no
+ * worker object of emnapi's is involved.
+ *
+ * In Node each worker posts on a channel of its own, which only the owner also holds
+ * (`threadPoster`): Node hands every message to every other instance of a channel's name in the
+ * process, and a pool worker's JavaScript never runs while it waits idle or runs a thread
+ * (Atomics.wait, wasm), so on the program's one channel each worker's instance queued every other
+ * thread's messages, unread, for as long as the program ran (~110 bytes each per worker: oxc's
+ * parse() posts one per call, rolldown ~8 per bundle).
  *
  * An exit (a trap, proc_exit) on a pool thread ends the Node process: the main thread does it
  * (napi/host.ts), or, if it is stuck inside the addon, the worker after a grace period.
@@ -28,6 +35,11 @@ export interface NapiEmbed {
   readonly urls?: EmnapiUrls;
   /** The BroadcastChannel on which threads post emnapi's messages to the owner. */
   readonly channel: string;
+  /**
+   * Node: a worker's own channel (`threadPoster`). Word 0 hands out numbers; word n is set to 1
+   * once the owner listens on `${channel}/${n}`. Absent (browsers): every thread posts on `channel`.
+   */
+  readonly own?: SharedArrayBuffer;
   /** The addon's file name, for emnapi's messages. */
   readonly filename: string;
 }
@@ -37,10 +49,7 @@ const IN_NODE = typeof process === 'object' && process !== null && typeof proces
 const MAIN_THREAD_GRACE_MS = 1000;
 
 export function napiThreadHooks(emnapi: Emnapi, embed: NapiEmbed): InstanceHooks {
-  const channel = new BroadcastChannel(embed.channel);
-  // Node: posting only; the channel must not keep the worker's event loop alive.
-  (channel as { unref?: () => void }).unref?.();
-  const postMessage = (message: unknown): void => channel.postMessage(message);
+  const postMessage = threadPoster(embed);
   const context = emnapi.runtime.getDefaultContext();
   return {
     reuseInstance: true,
@@ -65,4 +74,44 @@ export function napiThreadHooks(emnapi: Emnapi, embed: NapiEmbed): InstanceHooks
       return { exports: threadExports(instance.exports) };
     },
   };
+}
+
+/**
+ * How this worker posts to the owner. In Node, on a channel of its own: the worker takes number n
+ * (`embed.own`, word 0) and posts on `${channel}/${n}` once the owner listens there (word n is 1).
+ * The owner opens those channels ahead of the workers (owner.ts): always, but for a worker that
+ * started beyond them before the owner's thread ran again; that one posts on the program's
+ * channel meanwhile (which also makes the owner open more), through an instance it closes when it
+ * switches. (Closing does not stop the queueing on a worker whose event loop never runs again; it
+ * only ever gets the other late workers' messages of that while.) Node's BroadcastChannel is
+ * in-process: an instance is a receiver from its constructor on, so a message posted after the
+ * owner set the word reaches it. Messages of one thread stay in order within a channel; emnapi's
+ * own workers give no order across threads either (one port per worker).
+ * Browsers: the program's channel (whether a newly created instance receives at once is not
+ * specified there).
+ */
+function threadPoster(embed: NapiEmbed): (message: unknown) => void {
+  const shared = (): BroadcastChannel => unref(new BroadcastChannel(embed.channel));
+  const words = embed.own && new Int32Array(embed.own);
+  const n = words ? Atomics.add(words, 0, 1) + 1 : 0;
+  if (!words || n >= words.length) {
+    const channel = shared();
+    return (message) => channel.postMessage(message);
+  }
+  let own: BroadcastChannel | undefined;
+  let early: BroadcastChannel | undefined;
+  return (message) => {
+    if (!own && Atomics.load(words, n) === 1) {
+      own = unref(new BroadcastChannel(`${embed.channel}/${n}`));
+      early?.close();
+      early = undefined;
+    }
+    (own ?? (early ??= shared())).postMessage(message);
+  };
+}
+
+/** Node: posting only; a channel must not keep the worker's event loop alive. */
+function unref(channel: BroadcastChannel): BroadcastChannel {
+  (channel as { unref?: () => void }).unref?.();
+  return channel;
 }
