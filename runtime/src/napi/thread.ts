@@ -87,8 +87,13 @@ export function napiThreadHooks(emnapi: Emnapi, embed: NapiEmbed): InstanceHooks
  * in-process: an instance is a receiver from its constructor on, so a message posted after the
  * owner set the word reaches it. Messages of one thread stay in order within a channel; emnapi's
  * own workers give no order across threads either (one port per worker).
- * Browsers: the program's channel (whether a newly created instance receives at once is not
- * specified there).
+ * Browsers: the program's channel, whose instances on blocked workers queue the same way
+ * (Chromium and Firefox ESR: 2 workers blocked in Atomics.wait, no listener, 20,000 posts from the
+ * page: each worker's instance delivered all 20,000 once it ran again); not changed there, as
+ * whether a newly created instance receives at once, from another agent, is not specified (both
+ * register it through another process or thread), so a worker could post before the owner's
+ * instance counts. A fix there would post on each pool worker's own port to the owner
+ * (platform/browser creates every pool worker on the owner's thread).
  */
 function threadPoster(embed: NapiEmbed): (message: unknown) => void {
   const shared = (): BroadcastChannel => unref(new BroadcastChannel(embed.channel));
