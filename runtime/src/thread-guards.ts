@@ -51,20 +51,50 @@
  *    that wait-hook.ts fills with a wait that returns to JS between slices and ends the thread
  *    once the program has ended. Other threads pay a global.get and a branch per wait.
  *
+ * 4. The tail-call count. On Node 24 and 26 (V8 13.6, 14.6) `worker.terminate()` never ends a
+ *    thread that spins through a cycle of tail calls (functions that only `return_call` each
+ *    other: no loop back edge, no entry check V8 stops at), and `process.exit()` then waits for
+ *    that worker forever: a program whose thread spins like that hung at its end
+ *    (docs/known-issues/v8-tail-call-terminate.md; tests/guests/c/forever_tail.c). So in a module
+ *    with a tail call (`return_call`, `return_call_indirect`, `return_call_ref`), each one
+ *    counts down an inserted per-instance i32 global first, with preempt.ts's check (budget-code.ts:
+ *    the `if` hinted unlikely), and every TAIL_INTERVAL of them makes a real call:
+ *
+ *      global.get $tail  i32.eqz  if  call $tick  end  global.get $tail  i32.const 1  i32.sub  global.set $tail
+ *      return_call f                                                        (the original call)
+ *
+ *      $tick:  $tail = TAIL_INTERVAL;  call_indirect $nops[0] ()           $nops: [$nop], an appended table
+ *
+ *    Where V8 can stop the thread: a `call` of a function with a call in it was not enough in
+ *    the default tiers (inlined with its callee: checked on Node 24 and 26), a call through a table
+ *    is. TAIL_INTERVAL (2^14): ~16 µs between two ticks at ~1 ns per tail
+ *    call; the tick's cost is nothing next to the countdown's (bench/results/tail-terminate-2026-11-27).
+ *    A custom section `spindle.tail-count` names $tick: the preemptible compile of hosted threads
+ *    (preempt.ts) then counts those tail calls in $tick, TAIL_INTERVAL at a time, instead of a
+ *    second count per call. Only modules with a tail call pay; one without is rewritten byte for
+ *    byte as before (the guests and large modules were compared: only the marker's version differs).
+ *
  * Invariants of the rewrite: nothing is renumbered (the new types, functions, globals and the
- * hook's table and exports are appended after the existing ones; scratch locals after a body's own). A `call` that fits in
+ * hook's table and exports are appended after the existing ones; scratch locals after a body's own;
+ * the tail count's type, $tick and $nop, its global, table and element segment after those). A `call` that fits in
  * the bytes of the instruction it replaces is written in place, padded with `nop`, so a body
  * with only bulk operations and waits keeps its size and byte offsets. A body with an inline
  * check, or a call that cannot fit (memory.fill is 3 bytes: a module with 16,384 functions or
  * more), is re-encoded: its code offsets move (DWARF and trap offsets then refer to the
  * rewritten module), and branch-hint sections, whose offsets would be stale, are dropped. A body the walker cannot follow
- * (wasm-code.ts) leaves the whole module unchanged. A rewritten module carries a custom section
- * `spindle.thread-guards`; such a module is not rewritten twice.
+ * (wasm-code.ts) leaves the whole module unchanged. The tail count is a second pass over the
+ * guarded module (budget-code.ts): it re-encodes the bodies with a tail call (their code offsets
+ * move; the module's branch hints are replaced by ours) and copies every other body as it is. A
+ * rewritten module carries a custom section `spindle.thread-guards`; such a module is not
+ * rewritten twice.
  */
 import { addressLocal, atomicShape, inlineGuard, memargOffset, provedWithin, REFRESH_TYPE, refreshBody, type GuardRefs,
   type ScratchLocals } from './atomic-guards.js';
+import { appendEntries, budgetCode, customName, rank, withSections } from './budget-code.js';
 import { CodeError, sitesOf, SiteKind, type Site } from './wasm-code.js';
 import { concat, exportEntry, KIND, nameBytes, section, sleb, uleb } from './wasm-module-bytes.js';
+
+export { appendEntries, customName, rank };
 
 export interface GuardResult {
   /** The rewritten module, or the original bytes when nothing was rewritten. */
@@ -79,6 +109,8 @@ export interface GuardResult {
   elided: number;
   /** Function bodies that contained them. */
   functions: number;
+  /** Tail calls (return_call, return_call_indirect, return_call_ref) now counted (file comment, 4). */
+  tailCalls: number;
   /** Why the module was left unchanged, when it was. */
   unchanged?: string;
   /**
@@ -98,7 +130,11 @@ export const HOOKS_EXPORT = 'spindle.wait-hooks';
 export const HOOKED_EXPORT = 'spindle.wait-hooked';
 /** The rewrite's version, written in the marker; a change of what the rewrite produces bumps it
  * (platform/node/guard-cache.ts keys its entries by it). */
-export const GUARD_VERSION = 5; // 3: atomic accesses guarded too; 4: their check inline, none where provably in bounds; 5: the wait hook
+export const GUARD_VERSION = 6; // 3: atomic accesses guarded too; 4: their check inline, none where provably in bounds; 5: the wait hook; 6: tail calls counted
+/** The custom section that locates the tail-call count (file comment, 4): the tick's function index and TAIL_INTERVAL. */
+const TAIL_COUNT = 'spindle.tail-count';
+/** Tail calls between two calls of the tick (file comment, 4). */
+export const TAIL_INTERVAL = 1 << 14;
 
 const PAGE_SHIFT = 16n;
 
@@ -122,17 +158,38 @@ export interface Layout {
   code: Section | undefined;
   /** The module carries the MARKER custom section. */
   marked: boolean;
+  /** The TAIL_COUNT custom section, when the module has one. */
+  tailCount: Section | undefined;
 }
 
-/** Adds the growth guard and the wait wrapper to `bytes` (see the file comment). Never throws. */
+/** Adds the growth guard, the wait wrapper (and hook) and the tail-call count to `bytes` (see the file comment). Never throws. */
 export function guardThreads(bytes: Uint8Array): GuardResult {
-  const unchanged = (why: string): GuardResult => ({ bytes, bulk: 0, waits: 0, atomics: 0, elided: 0, functions: 0, unchanged: why });
+  const r = guardSites(bytes);
+  // Left as it is: unreadable, not threaded, a body the walker cannot follow, or rewritten before.
+  if ((r.unchanged !== undefined && !r.walked) || r.unchanged === ALREADY) return r;
+  const guarded = r.unchanged === undefined ? r.bytes : bytes;
+  let counted: { bytes: Uint8Array; tailCalls: number } | undefined;
+  try { counted = countTailCalls(guarded, r.unchanged !== undefined); } catch (e) {
+    if (e instanceof CodeError || e instanceof RangeError) return unchangedResult(bytes, `a function body could not be walked: ${e.message}`);
+    throw e;
+  }
+  if (!counted) return r;
+  const { unchanged: _u, walked: _w, ...counts } = r;
+  return { ...counts, bytes: counted.bytes, tailCalls: counted.tailCalls };
+}
+
+const ALREADY = 'already rewritten';
+const unchangedResult = (bytes: Uint8Array, why: string): GuardResult => ({ bytes, bulk: 0, waits: 0, atomics: 0, elided: 0, functions: 0, tailCalls: 0, unchanged: why });
+
+/** The growth guard, the wait wrapper and hook (file comment, 1-3). */
+function guardSites(bytes: Uint8Array): GuardResult {
+  const unchanged = (why: string): GuardResult => unchangedResult(bytes, why);
   let layout: Layout;
   try { layout = readLayout(bytes); } catch (e) { return unchanged(`unreadable module: ${(e as Error).message}`); }
   const mem = layout.memory;
   if (!mem || !mem.shared) return unchanged('memory 0 is not shared');
   if (mem.is64) return unchanged('memory 0 is a 64-bit memory');
-  if (layout.marked) return { ...unchanged('already rewritten'), walked: true };
+  if (layout.marked) return { ...unchanged(ALREADY), walked: true };
   if (!layout.code) return unchanged('no code');
   let bodies: Body[];
   try { bodies = guardedBodies(bytes, layout.code); } catch (e) {
@@ -148,7 +205,7 @@ export function guardThreads(bytes: Uint8Array): GuardResult {
   return {
     bytes: emit(bytes, layout, changed),
     bulk: count((s) => !isWait(s) && !isAtomic(s)), waits: count(isWait), atomics: count((s, how) => isAtomic(s) && how !== How.Kept),
-    elided, functions: changed.length,
+    elided, functions: changed.length, tailCalls: 0,
   };
 }
 
@@ -187,7 +244,7 @@ export function readLayout(b: Uint8Array): Layout {
   const layout: Layout = {
     sections: [], types: 0, typeParams: [], funcTypes: [], importedFuncs: 0, importedGlobals: 0, importedTables: 0, definedTables: 0,
     memory: undefined, definedFuncs: 0, definedGlobals: 0,
-    code: undefined, marked: false,
+    code: undefined, marked: false, tailCount: undefined,
   };
   while (c.pos < b.length) {
     const head = c.pos;
@@ -205,6 +262,7 @@ export function readLayout(b: Uint8Array): Layout {
     else if (id === 6) layout.definedGlobals = body.u32();
     else if (id === 10) layout.code = s;
     else if (id === 0 && customName(b, s) === MARKER) layout.marked = true;
+    else if (id === 0 && customName(b, s) === TAIL_COUNT) layout.tailCount = s;
     c.pos = s.end;
   }
   layout.definedFuncs = layout.funcTypes.length;
@@ -437,17 +495,6 @@ function patchCall(out: Uint8Array, at: number, end: number, call: readonly numb
   out.fill(0x01 /* nop */, at + call.length, end);
 }
 
-/** A vector section's content with `extra` entries appended (the count is rewritten). */
-export function appendEntries(b: Uint8Array, s: Section | undefined, extra: readonly number[][]): Uint8Array {
-  if (!s) return concat([uleb(extra.length), ...extra]);
-  const c = new Cursor(b, s.start);
-  const count = c.u32();
-  return concat([uleb(count + extra.length), b.subarray(c.pos, s.end), ...extra]);
-}
-
-/** Section order of the binary format (custom sections may sit anywhere). */
-const ORDER = [1, 2, 3, 4, 5, 13, 6, 7, 8, 9, 12, 10, 11];
-export const rank = (id: number): number => ORDER.indexOf(id);
 
 function emit(b: Uint8Array, layout: Layout, bodies: Body[]): Uint8Array {
   const guardMap = guardsFor(b, bodies, layout.importedFuncs + layout.definedFuncs);
@@ -606,12 +653,6 @@ function customSection(b: Uint8Array, s: Section, resized: boolean, guards: Guar
   }
 }
 
-/** A custom section's name. */
-export function customName(b: Uint8Array, s: Section): string {
-  const c = new Cursor(b, s.start);
-  const n = c.u32();
-  return new TextDecoder().decode(b.subarray(c.pos, Math.min(c.pos + n, s.end)));
-}
 
 /** The name section's subsections, with the guard functions added to the function names (id 1). */
 function namesWithGuards(b: Uint8Array, from: number, end: number, guards: Guard[], refresh: number | undefined): Uint8Array {
@@ -643,4 +684,60 @@ function namesWithGuards(b: Uint8Array, from: number, end: number, guards: Guard
   }
   if (!added) { const content = appendEntries(b, undefined, entries); parts.push([1, ...uleb(content.length)], content); }
   return concat(parts);
+}
+
+// ---- the tail-call count (file comment, 4) ------------------------------------------------------
+
+/**
+ * `m` with a countdown before each of its tail calls and the tick it calls every TAIL_INTERVAL
+ * of them (file comment, 4); the marker added when `mark`. Undefined when `m` has no tail call.
+ * Throws CodeError or RangeError on a body the walker cannot follow.
+ */
+function countTailCalls(m: Uint8Array, mark: boolean): { bytes: Uint8Array; tailCalls: number } | undefined {
+  const layout = readLayout(m);
+  if (!layout.code) return undefined;
+  const tail = layout.importedGlobals + layout.definedGlobals;
+  const tick = layout.importedFuncs + layout.definedFuncs, nop = tick + 1;
+  const table = layout.importedTables + layout.definedTables;
+  const voidType = layout.types;
+  const interval = sleb(BigInt(TAIL_INTERVAL));
+  // global.get $tail  i32.eqz  if  call $tick  end  global.get $tail  i32.const 1  i32.sub  global.set $tail
+  const check = [0x23, ...uleb(tail), 0x45, 0x04, 0x40, 0x10, ...uleb(tick), 0x0b, 0x23, ...uleb(tail), 0x41, 0x01, 0x6b, 0x24, ...uleb(tail)];
+  // $tick: $tail = TAIL_INTERVAL; call_indirect $nops[0] ()     $nop: nothing
+  const tickBody = [0x00, 0x41, ...interval, 0x24, ...uleb(tail), 0x41, 0x00, 0x11, ...uleb(voidType), ...uleb(table), 0x0b];
+  const code = budgetCode(m, layout, { loops: null, tails: check }, new Map(), [tickBody, [0x00, 0x0b]]);
+  if (code.tailCalls === 0) return undefined;
+  const find = (id: number): Section | undefined => layout.sections.find((s) => s.id === id);
+  const sections = new Map<number, Uint8Array>([
+    [1, appendEntries(m, find(1), [[0x60, 0, 0]])],
+    [3, appendEntries(m, find(3), [uleb(voidType), uleb(voidType)])],
+    [4, appendEntries(m, find(4), [[0x70, 0x01, 1, 1]])],
+    [6, appendEntries(m, find(6), [[I32, 0x01, 0x41, ...interval, 0x0b]])],
+    // An active segment for table `table` at offset 0: [$nop].
+    [9, appendEntries(m, find(9), [[0x02, ...uleb(table), 0x41, 0x00, 0x0b, 0x00, 1, ...uleb(nop)]])],
+    [10, code.code],
+  ]);
+  const custom = [section(0, [...nameBytes(TAIL_COUNT), ...uleb(tick), ...uleb(TAIL_INTERVAL)])];
+  if (mark) custom.push(section(0, [...nameBytes(MARKER), GUARD_VERSION]));
+  return { bytes: withSections(m, layout.sections, sections, code.hints, custom), tailCalls: code.tailCalls };
+}
+
+/**
+ * Where a thread-guarded module counts its tail calls (preempt.ts counts them there too): the
+ * tick's function index, its interval, and its body (locals and instructions). Undefined when
+ * the module does not count them.
+ */
+export function tailCounting(b: Uint8Array, layout: Layout): { tick: number; interval: number; body: Uint8Array } | undefined {
+  if (!layout.tailCount || !layout.code) return undefined;
+  const c = new Cursor(b, layout.tailCount.start);
+  c.skipName();
+  const tick = c.u32(), interval = c.u32();
+  const code = new Cursor(b, layout.code.start);
+  const count = code.u32();
+  for (let i = 0; i < count; i++) {
+    const size = code.u32();
+    if (i === tick - layout.importedFuncs) return { tick, interval, body: b.subarray(code.pos, code.pos + size) };
+    code.pos += size;
+  }
+  return undefined;
 }

@@ -303,7 +303,7 @@ export function sitesOf(b: Uint8Array, start: number, end: number): Site[] {
 /** Opcodes of the tail calls: return_call, return_call_indirect, return_call_ref. */
 const RETURN_CALL = 0x12, RETURN_CALL_INDIRECT = 0x13, RETURN_CALL_REF = 0x15;
 
-/** Where preempt.ts counts down a budget in one body (`budgetPoints`). */
+/** Where preempt.ts and thread-guards.ts count down a budget in one body (`budgetPoints`, budget-code.ts). */
 export interface BudgetPoints {
   /** Where each `loop` begins its body: the byte after the loop's block type. */
   loops: number[];
@@ -314,17 +314,18 @@ export interface BudgetPoints {
 const NO_POINTS: BudgetPoints = { loops: [], tailCalls: [] };
 
 /**
- * The loop headers and tail calls of body [start, end), in order. A body with none of their
- * opcode bytes after its locals is not decoded; any other is, whole (throws CodeError as walkBody).
+ * The loop headers (unless `loops` is false: none) and tail calls of body [start, end), in order.
+ * A body with none of their opcode bytes after its locals is not decoded; any other is, whole
+ * (throws CodeError as walkBody).
  */
-export function budgetPoints(b: Uint8Array, start: number, end: number): BudgetPoints {
+export function budgetPoints(b: Uint8Array, start: number, end: number, loops = true): BudgetPoints {
   const code = b.subarray(skipLocals(b, start, end), end);
-  if (!code.includes(0x03) && !code.includes(RETURN_CALL) && !code.includes(RETURN_CALL_INDIRECT) && !code.includes(RETURN_CALL_REF)) return NO_POINTS;
-  const loops: number[] = [], tailCalls: number[] = [];
+  if (!(loops && code.includes(0x03)) && !code.includes(RETURN_CALL) && !code.includes(RETURN_CALL_INDIRECT) && !code.includes(RETURN_CALL_REF)) return NO_POINTS;
+  const loopsAt: number[] = [], tailCalls: number[] = [];
   walkBody(b, start, end, null, (at) => {
     const op = b[at];
-    if (op === 0x03) loops.push(blockType(b, at + 1));
+    if (op === 0x03) { if (loops) loopsAt.push(blockType(b, at + 1)); }
     else if (op === RETURN_CALL || op === RETURN_CALL_INDIRECT || op === RETURN_CALL_REF) tailCalls.push(at);
   });
-  return { loops, tailCalls };
+  return { loops: loopsAt, tailCalls };
 }

@@ -185,6 +185,24 @@ describe('main returning ends the program with 0 while other threads still run (
   });
 });
 
+// A thread spinning forever through a cycle of tail calls: on Node 24 and 26 worker.terminate()
+// cannot end it by itself (docs/known-issues/v8-tail-call-terminate.md); the rewrite's tail-call
+// count gives V8 a point to end it (thread-guards.ts, 4). Pool threads (a worker each).
+describe('threads spinning through tail calls do not keep a program alive (pool threads)', () => {
+  const out = '2 threads spinning through tail calls\n';
+  test('CLI --no-host-threads: main returns -> 0, the process ends', async () => {
+    const r = await runCliAsync(['run', '--no-host-threads', c('forever_tail')]);
+    assert.equal(r.signal, null, 'CLI did not end: a thread spinning through tail calls kept it alive');
+    expectRun(r, { code: 0, stdout: out });
+  });
+
+  test('CLI --no-host-threads: main calls exit(42) -> 42, the process ends', async () => {
+    const r = await runCliAsync(['run', '--no-host-threads', c('forever_tail'), '42']);
+    assert.equal(r.signal, null, 'CLI did not end: a thread spinning through tail calls kept it alive');
+    expectRun(r, { code: 42, stdout: out });
+  });
+});
+
 // name -> [fixture key, pattern the one-line message must match, SpindleError code]
 const BAD_INPUT = [
   ['a missing file', 'missing', /does-not-exist\.wasm/, 'ENOENT_MODULE'],

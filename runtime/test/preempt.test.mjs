@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ARMED_EXPORT, BUDGET, preemptible, YIELD_EXPORT } from '../dist/preempt.js';
+import { guardThreads, TAIL_INTERVAL } from '../dist/thread-guards.js';
 import { funcrefModule } from '../dist/wasm-module-bytes.js';
 
 const sec = (id, bytes) => [id, ...uleb(bytes.length), ...bytes];
@@ -15,12 +16,13 @@ function uleb(n) {
   return out;
 }
 
-/** A module of (i32) -> i32 functions `bodies` (each without its size), exported by `names`. */
-function moduleOf(names, bodies) {
+/** A module of (i32) -> i32 functions `bodies` (each without its size), exported by `names`; with `shared`, a shared memory (a threaded program's). */
+function moduleOf(names, bodies, shared = false) {
   const code = bodies.flatMap((b) => [...uleb(b.length), ...b]);
   return new Uint8Array([0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
     ...sec(1, [1, 0x60, 1, 0x7f, 1, 0x7f]),
     ...sec(3, [bodies.length, ...bodies.map(() => 0)]),
+    ...(shared ? sec(5, [1, 0x03, 1, 1]) : []),
     ...sec(7, [names.length, ...names.flatMap((n, i) => [...name(n), 0, i])]),
     ...sec(10, [bodies.length, ...code])]);
 }
@@ -84,4 +86,20 @@ test('unarmed, the budget counts down and resets but never yields', () => {
   assert.equal(exports.ping(3 * BUDGET), 0);
   assert.equal(exports.count(3 * BUDGET), 0);
   assert.equal(counter.yields, 0);
+});
+
+test('a thread-guarded module: its tail calls are counted once (by the guard\'s tick), and still yield about once per BUDGET', () => {
+  const guarded = guardThreads(moduleOf(['ping', 'pong', 'count', 'loop_tail'], [PING, PONG, COUNT, LOOP_TAIL], true));
+  assert.equal(guarded.unchanged, undefined);
+  assert.equal(guarded.tailCalls, 3);
+  const { r, exports, counter } = instance(guarded.bytes, true);
+  assert.equal(r.loops, 2);
+  assert.equal(r.tailCalls, 0, 'preempt.ts counts no tail call the guard counts');
+  // The tick runs every TAIL_INTERVAL + 1 tail calls and spends TAIL_INTERVAL of the budget.
+  assert.equal(exports.ping(5 * BUDGET), 0); // 10 BUDGET tail calls
+  const expected = Math.floor(10 * BUDGET / (TAIL_INTERVAL + 1) / (BUDGET / TAIL_INTERVAL));
+  assert.ok(Math.abs(counter.yields - expected) <= 1, `${counter.yields} yields, about ${expected} expected`);
+  assert.ok(counter.yields >= 9, `${counter.yields} yields for 10 BUDGET tail calls`);
+  assert.equal(exports.count(3 * BUDGET + 4), 0);
+  assert.ok(counter.yields >= 12, 'loops still yield');
 });

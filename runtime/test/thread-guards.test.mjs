@@ -16,7 +16,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { guardThreads, HOOKED_EXPORT, HOOKS_EXPORT } from '../dist/thread-guards.js';
+import { guardThreads, HOOKED_EXPORT, HOOKS_EXPORT, TAIL_INTERVAL } from '../dist/thread-guards.js';
 import { installWaitHook } from '../dist/wait-hook.js';
 import { ExitSignal } from '../dist/errors.js';
 import { sitesOf, walkBody } from '../dist/wasm-code.js';
@@ -104,19 +104,21 @@ describe('every module of the repository round-trips through the rewrite', () =>
       }
       assert.ok(WebAssembly.validate(r.bytes), `${name}: the rewritten module does not validate`);
       const before = bodies(original), after = bodies(r.bytes);
-      const inserted = after.length - before.length;
+      // The tail-call count's tick and its no-op callee come last (file comment, 4).
+      const tail = r.tailCalls ? 2 : 0;
+      const inserted = after.length - before.length - tail;
       // One per distinct (bulk kind or init segment | wait memarg), and the inline checks' refresh.
       assert.ok(inserted >= 1 && inserted <= r.bulk + r.waits + r.atomics + 1, `${inserted} functions inserted`);
       // Every bulk operation and wait became a call; every atomic access left in the program's
       // bodies is checked inline (the call of refresh, the last function, just before it) or was
       // left alone as provably within the initial memory; the inserted functions' sites are one each.
-      const refresh = importedFuncs(r.bytes) + after.length - 1;
+      const refresh = importedFuncs(r.bytes) + after.length - tail - 1;
       const left = after.slice(0, before.length).flatMap(([s, e]) => sitesOf(r.bytes, s, e).filter((x) => x.memories.every((m) => m === 0)));
       assert.deepEqual(left.filter((x) => x.kind !== 0x200).map((x) => x.at), [], 'bulk operations or waits left in place');
       const inline = left.filter((x) => checkedInline(r.bytes, x, refresh)).length;
       assert.equal(inline, r.atomics, `${inline} atomic accesses checked inline, ${r.atomics} guarded`);
       assert.equal(left.length - inline, r.elided, `${left.length - inline} atomic accesses left unchecked, ${r.elided} proved in bounds`);
-      for (const [s, e] of after.slice(before.length, after.length - (r.atomics ? 1 : 0))) assert.equal(sitesOf(r.bytes, s, e).length, 1);
+      for (const [s, e] of after.slice(before.length, after.length - tail - (r.atomics ? 1 : 0))) assert.equal(sitesOf(r.bytes, s, e).length, 1);
       assert.equal(r.bulk + r.waits + r.atomics + r.elided, before.reduce((n, [s, e]) => n + sitesOf(original, s, e).filter((x) => x.memories.every((m) => m === 0)).length, 0));
       assert.equal(guardThreads(r.bytes).unchanged, 'already rewritten');
     });
@@ -367,5 +369,44 @@ describe('a guarded atomic access does what the instruction does', () => {
       assert.equal(trap(guarded.bytes, call), trap(original, call));
     }
     assert.match(trap(original, (x) => x.store8(65536, 1)), /out of bounds/);
+  });
+});
+
+// ---- the tail-call count (file comment, 4) -------------------------------------------------------
+
+describe('tail calls are counted (an interrupt point every TAIL_INTERVAL: worker.terminate() on Node 24/26)', () => {
+  const sec = (id, bytes) => [id, ...uleb(bytes.length), ...bytes];
+  // ping(n): n == 0 ? 0 : return_call pong(n - 1);  pong(n): return_call ping(n); with a shared memory 0 and no atomic access.
+  const PING = [0x00, 0x20, 0x00, 0x45, 0x04, 0x40, 0x41, 0x00, 0x0f, 0x0b, 0x20, 0x00, 0x41, 0x01, 0x6b, 0x12, 0x01, 0x0b];
+  const PONG = [0x00, 0x20, 0x00, 0x12, 0x00, 0x0b];
+  const module = (bodies) => new Uint8Array([0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0, ...sec(1, [1, 0x60, 1, 0x7f, 1, 0x7f]),
+    ...sec(3, [bodies.length, ...bodies.map(() => 0)]), ...sec(5, [1, 0x03, 1, 1]), ...sec(7, [1, 4, ...Buffer.from('ping'), 0, 0]),
+    ...sec(10, [bodies.length, ...bodies.flatMap((b) => [...uleb(b.length), ...b])])]);
+  const hasSection = (b, name) => Buffer.from(b).includes(Buffer.from(name));
+
+  test('a module with tail calls and no other site: rewritten, counted, runs as before, marked', () => {
+    const r = guardThreads(module([PING, PONG]));
+    assert.equal(r.unchanged, undefined);
+    assert.equal(r.tailCalls, 2);
+    assert.ok(WebAssembly.validate(r.bytes));
+    assert.ok(hasSection(r.bytes, 'spindle.tail-count') && hasSection(r.bytes, 'metadata.code.branch_hint'));
+    const { exports } = new WebAssembly.Instance(new WebAssembly.Module(r.bytes));
+    assert.equal(exports.ping(3 * TAIL_INTERVAL + 5), 0, 'the countdown and its tick do not change what the cycle computes');
+    assert.equal(guardThreads(r.bytes).unchanged, 'already rewritten');
+  });
+
+  test('a module without tail calls: no count, unchanged as before', () => {
+    const r = guardThreads(module([[0x00, 0x20, 0x00, 0x0b]]));
+    assert.match(r.unchanged, /no bulk memory instruction or atomic access/);
+    assert.equal(r.tailCalls, 0);
+  });
+
+  test('every built module: counted exactly when it has tail calls', () => {
+    for (const file of builtModules()) {
+      const r = guardThreads(new Uint8Array(readFileSync(file)));
+      assert.equal(hasSection(r.bytes, 'spindle.tail-count'), r.tailCalls > 0, file);
+    }
+    const spin = guardThreads(new Uint8Array(readFileSync(join(repoRoot, 'build', 'guests', 'c', 'spin_tail.wasm'))));
+    assert.equal(spin.tailCalls, 2);
   });
 });

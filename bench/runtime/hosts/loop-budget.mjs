@@ -4,7 +4,9 @@
  * thread (bench/runtime/experiments/preempt-cost.mjs runs it).
  *
  *   node loop-budget.mjs PREEMPT_JS MODE ITERATIONS
- *     PREEMPT_JS  the runtime's dist/preempt.js;  MODE  plain | preemptible
+ *     PREEMPT_JS  the runtime's dist/preempt.js;  MODE  plain | preemptible | guarded | hosted
+ *     guarded: the module with a shared memory, rewritten by dist/thread-guards.js (every thread
+ *     of a threaded program: it counts tail calls); hosted: that, then by preempt.js (hosted threads)
  *   prints: loop mode=MODE arith_ns=F mem_ns=F tail_ns=F checksum=N
  *
  * arith: acc = acc * 31 + i (a loop of 8 instructions: the worst case, the check about doubles
@@ -18,6 +20,8 @@ import { pathToFileURL } from 'node:url';
 const [preemptJs, mode, iterations] = process.argv.slice(2);
 const n = Number(iterations ?? 1e8);
 const { preemptible, ARMED_EXPORT } = await import(pathToFileURL(preemptJs).href);
+const { guardThreads } = await import(pathToFileURL(preemptJs.replace(/preempt\.js$/, 'thread-guards.js')).href);
+const shared = mode === 'guarded' || mode === 'hosted';
 
 // (module (memory 1) (func (export "arith") (param i32) (result i32) ...) (func (export "mem") ...))
 const body = (loop) => [0x01, 0x02, 0x7f, 0x03, 0x40, ...loop,
@@ -35,15 +39,17 @@ const code = [4, arith.length, ...arith, mem.length, ...mem, ping.length, ...pin
 const bytes = new Uint8Array([0x00, 0x61, 0x73, 0x6d, 1, 0, 0, 0,
   ...sec(1, [2, 0x60, 1, 0x7f, 1, 0x7f, 0x60, 2, 0x7f, 0x7f, 1, 0x7f]),
   ...sec(3, [4, 0, 0, 1, 1]),
-  ...sec(5, [1, 0, 1]),
+  ...sec(5, shared ? [1, 3, 1, 1] : [1, 0, 1]),
   ...sec(7, [3, ...name('arith'), 0, 0, ...name('mem'), 0, 1, ...name('tail'), 0, 2]),
   ...sec(10, code)]);
 
-const module = mode === 'preemptible' ? preemptible(bytes) : { bytes };
+// guarded: a module without tail calls or other site is left as it is (main before tail calls were counted).
+const guarded = shared ? guardThreads(bytes).bytes : bytes;
+const module = mode === 'preemptible' || mode === 'hosted' ? preemptible(guarded) : { bytes: guarded };
 if (module.unchanged) throw new Error(`not rewritten: ${module.unchanged}`);
 const { exports } = new WebAssembly.Instance(new WebAssembly.Module(module.bytes));
 // Unarmed (no host worker here): the budget counts down and resets, nothing suspends.
-if (mode === 'preemptible' && !(exports[ARMED_EXPORT] instanceof WebAssembly.Global)) throw new Error('no preemption hook');
+if ((mode === 'preemptible' || mode === 'hosted') && !(exports[ARMED_EXPORT] instanceof WebAssembly.Global)) throw new Error('no preemption hook');
 const time = (f) => {
   f(n / 10); f(n / 10); // tier up (a function's next call runs the optimized code)
   const t0 = process.hrtime.bigint();
