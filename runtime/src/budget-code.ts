@@ -13,7 +13,7 @@
  *   iteration: bench/results/threads-jspi-2026-11-27).
  * - `withSections`: the module with some sections replaced or added (in the binary format's
  *   order), the branch hints before the code, the module's own `metadata.code.*` sections dropped
- *   (their offsets would be stale), and custom sections appended.
+ *   (their offsets would be stale: its branch hints are in ours, moved), and custom sections appended.
  *
  * Invariants: nothing is renumbered (callers append types, functions, globals, tables); a body
  * with no point to count and not replaced is copied byte for byte, undecoded when it has no
@@ -34,6 +34,7 @@ export interface SectionAt { id: number; head: number; start: number; end: numbe
 
 /** What budgetCode needs of a module's layout (thread-guards.ts `readLayout`). */
 export interface CodeLayout {
+  sections: SectionAt[];
   code: SectionAt | undefined;
   /** Parameters of each type (-1: not a function type). */
   typeParams: number[];
@@ -81,6 +82,13 @@ export function budgetCode(b: Uint8Array, layout: CodeLayout, checks: Checks, re
   let loops = 0, tailCalls = 0;
   const hints: number[][] = [];
   const tailIf = checks.tails ? ifOf(checks.tails) : -1;
+  // The module's own hints (a thread-guarded module's tail checks, a compiler's): kept, moved with their `if`.
+  const kept = moduleHints(b, layout.sections);
+  const hintsOf = (index: number, offsets: readonly [offset: number, hint: number][]): void => {
+    if (offsets.length === 0) return;
+    const sorted = [...offsets].sort((x, y) => x[0] - y[0]);
+    hints.push([...uleb(index), ...uleb(sorted.length), ...sorted.flatMap(([o, h]) => [...uleb(o), 1, h])]);
+  };
   for (let i = 0; i < count; i++) {
     const head = pos;
     const [size, start] = u32At(b, pos);
@@ -89,10 +97,11 @@ export function budgetCode(b: Uint8Array, layout: CodeLayout, checks: Checks, re
     pos = end;
     const body = replaced.get(i);
     if (body) { parts.push(uleb(body.length), body); continue; }
+    const own = kept.get(layout.importedFuncs + i) ?? [];
     // A body without a loop or tail call opcode byte anywhere is copied as it is, undecoded.
     const all = budgetPoints(b, start, end, checks.loops !== null);
     const points = { loops: checks.loops ? all.loops : [], tailCalls: checks.tails ? all.tailCalls : [] };
-    if (points.loops.length === 0 && points.tailCalls.length === 0) { parts.push(b.subarray(head, end)); continue; }
+    if (points.loops.length === 0 && points.tailCalls.length === 0) { parts.push(b.subarray(head, end)); hintsOf(layout.importedFuncs + i, own); continue; }
     loops += points.loops.length;
     tailCalls += points.tailCalls.length;
     const out: (Uint8Array | readonly number[])[] = [];
@@ -118,22 +127,60 @@ export function budgetCode(b: Uint8Array, layout: CodeLayout, checks: Checks, re
       if (t === points.tailCalls.length || (m < points.loops.length && points.loops[m]! <= points.tailCalls[t]!)) inserts.push([points.loops[m++]!, loopCheck, loopIf]);
       else inserts.push([points.tailCalls[t++]!, checks.tails!, tailIf]);
     }
-    const offsets: number[] = [];
+    const offsets: [number, number][] = [];
     let length = out.reduce((n, part) => n + part.length, 0);
+    // An own hint's `if` at body offset o moves by what is inserted before it: the locals' change, the checks at or before it.
+    const localsDelta = length - (from - start);
+    const moved = own.map(([o, h]): [number, number, number] => [o, h, o >= from - start ? localsDelta : 0]);
     for (const [at, check, ifAt] of inserts) {
       out.push(b.subarray(from, at), check);
       length += at - from;
-      offsets.push(length + ifAt);
+      offsets.push([length + ifAt, 0]);
       length += check.length;
+      for (const m of moved) if (m[0] >= at - start) m[2] += check.length;
       from = at;
     }
     out.push(b.subarray(from, end));
-    hints.push([...uleb(layout.importedFuncs + i), ...uleb(offsets.length), ...offsets.flatMap((o) => [...uleb(o), 1, 0])]);
+    hintsOf(layout.importedFuncs + i, [...offsets, ...moved.map(([o, h, d]): [number, number] => [o + d, h])]);
     const content = concat(out as (Uint8Array | number[])[]);
     parts.push(uleb(content.length), content);
   }
   for (const body of added) parts.push(uleb(body.length), body);
   return { code: concat(parts as (Uint8Array | number[])[]), loops, tailCalls, hints };
+}
+
+/**
+ * The module's branch hints (its BRANCH_HINTS section), per function index: [offset in the body,
+ * hint]. None when it has no such section or it cannot be read (then it is dropped, as before).
+ */
+function moduleHints(b: Uint8Array, sections: readonly SectionAt[]): Map<number, [number, number][]> {
+  const out = new Map<number, [number, number][]>();
+  const s = sections.find((x) => x.id === 0 && customName(b, x) === BRANCH_HINTS);
+  if (!s) return out;
+  try {
+    let [n, p] = u32At(b, s.start);
+    p += n; // the name
+    let functions;
+    [functions, p] = u32At(b, p);
+    for (let f = 0; f < functions; f++) {
+      let index, hints;
+      [index, p] = u32At(b, p);
+      [hints, p] = u32At(b, p);
+      const list: [number, number][] = [];
+      for (let h = 0; h < hints; h++) {
+        let offset, size;
+        [offset, p] = u32At(b, p);
+        [size, p] = u32At(b, p);
+        if (size !== 1) throw new RangeError('hint size');
+        list.push([offset, b[p++]!]);
+      }
+      out.set(index, list);
+    }
+    if (p !== s.end) throw new RangeError('hint section size');
+  } catch {
+    return new Map();
+  }
+  return out;
 }
 
 /** The end of a value type at p (one byte, or 0x63/0x64 and a heap type). */

@@ -17,9 +17,10 @@
  * A local, not a global: the count stays in a register (a global's store and reload each
  * iteration made a loop of arithmetic 2.6x slower on Node 26: bench/results/threads-jspi-2026-11-27).
  * And every inserted `if` is hinted unlikely (a `metadata.code.branch_hint` section, which replaces
- * the module's own: its offsets would be stale): with the hint V8 keeps the call on a deferred path,
- * without it the call in the loop made V8 spill the loop's values every iteration (2.6x again,
- * with the local). Loops are not enough on their own: a cycle of tail calls (functions that
+ * the module's own, whose hints it carries, moved with their bodies' code: a thread-guarded
+ * module's tail checks keep theirs: dropped, a tail call took 3x its time on Node 26 in a noisy
+ * first A/B): with the hint V8 keeps the call on a deferred path, without it the call in the
+ * loop made V8 spill the loop's values every iteration (2.6x again, with the local). Loops are not enough on their own: a cycle of tail calls (functions that
  * `return_call` each other: a state machine, an interpreter's dispatch, a spin-wait written as
  * functions) runs forever with no loop and no growing stack. So every tail call (`return_call`,
  * `return_call_indirect`, `return_call_ref`) counts too, right before it, in a per-instance global
@@ -53,8 +54,7 @@
  *
  * Invariants: nothing is renumbered (the type, function, globals, table and exports are
  * appended); every body with a loop or a tail call is re-encoded, so code offsets move (the
- * module's branch hints are dropped; ours mark each check's `if`, in body order, a loop's check
- * before a tail call's at the same place); no body gains more than one local (loops' counter),
+ * module's branch hints move with their `if`s; ours mark each check's `if`); no body gains more than one local (loops' counter),
  * and only while it stays within V8's limit; a module without tail calls is rewritten byte for
  * byte as before tail calls were counted; a body the walker cannot follow leaves the module
  * unchanged (`unchanged` says why): the host worker then ends the program with that reason rather

@@ -84,7 +84,7 @@
  * rewritten module), and branch-hint sections, whose offsets would be stale, are dropped. A body the walker cannot follow
  * (wasm-code.ts) leaves the whole module unchanged. The tail count is a second pass over the
  * guarded module (budget-code.ts): it re-encodes the bodies with a tail call (their code offsets
- * move; the module's branch hints are replaced by ours) and copies every other body as it is. A
+ * move; the module's branch hints move with their `if`s, and ours are added) and copies every other body as it is. A
  * rewritten module carries a custom section `spindle.thread-guards`; such a module is not
  * rewritten twice.
  */

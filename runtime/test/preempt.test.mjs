@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ARMED_EXPORT, BUDGET, preemptible, YIELD_EXPORT } from '../dist/preempt.js';
-import { guardThreads, TAIL_INTERVAL } from '../dist/thread-guards.js';
+import { Cursor, guardThreads, readLayout, TAIL_INTERVAL } from '../dist/thread-guards.js';
 import { funcrefModule } from '../dist/wasm-module-bytes.js';
 
 const sec = (id, bytes) => [id, ...uleb(bytes.length), ...bytes];
@@ -46,6 +46,23 @@ function instance(bytes, armed) {
   exports[YIELD_EXPORT].set(0, y.exports.y);
   exports[ARMED_EXPORT].value = armed ? 1 : 0;
   return { r, exports, counter };
+}
+
+/** The byte at each offset the module's branch hint section names (0x04: an `if`). */
+function hintedBytes(b) {
+  const layout = readLayout(b);
+  const starts = [];
+  const code = new Cursor(b, layout.code.start);
+  for (let n = code.u32(); n > 0; n--) { const size = code.u32(); starts.push(code.pos); code.pos += size; }
+  const section = layout.sections.find((s) => s.id === 0 && Buffer.from(b.subarray(s.start, s.end)).includes('metadata.code.branch_hint'));
+  const c = new Cursor(b, section.start);
+  c.skipName();
+  const out = [];
+  for (let f = c.u32(); f > 0; f--) {
+    const start = starts[c.u32() - layout.importedFuncs];
+    for (let h = c.u32(); h > 0; h--) { out.push(b[start + c.u32()]); assert.equal(c.u32(), 1); assert.equal(c.byte(), 0); }
+  }
+  return out;
 }
 
 const bytes = moduleOf(['ping', 'pong', 'count', 'loop_tail'], [PING, PONG, COUNT, LOOP_TAIL]);
@@ -95,6 +112,9 @@ test('a thread-guarded module: its tail calls are counted once (by the guard\'s 
   const { r, exports, counter } = instance(guarded.bytes, true);
   assert.equal(r.loops, 2);
   assert.equal(r.tailCalls, 0, 'preempt.ts counts no tail call the guard counts');
+  // Every check's `if` keeps its unlikely hint: preempt's loops' and the guard's tail calls' (moved with their bodies).
+  assert.deepEqual(hintedBytes(guarded.bytes), [0x04, 0x04, 0x04]);
+  assert.deepEqual(hintedBytes(r.bytes), [0x04, 0x04, 0x04, 0x04, 0x04]);
   // The tick runs every TAIL_INTERVAL + 1 tail calls and spends TAIL_INTERVAL of the budget.
   assert.equal(exports.ping(5 * BUDGET), 0); // 10 BUDGET tail calls
   const expected = Math.floor(10 * BUDGET / (TAIL_INTERVAL + 1) / (BUDGET / TAIL_INTERVAL));
