@@ -58,17 +58,19 @@
  *    (docs/known-issues/v8-tail-call-terminate.md; tests/guests/c/forever_tail.c). So in a module
  *    with a tail call (`return_call`, `return_call_indirect`, `return_call_ref`), each one
  *    counts down an inserted per-instance i32 global first, with preempt.ts's check (budget-code.ts:
- *    the `if` hinted unlikely), and every TAIL_INTERVAL of them makes a real call:
+ *    the `if` hinted unlikely), and every TAIL_INTERVAL of them makes a real call, through a table:
  *
- *      global.get $tail  i32.eqz  if  call $tick  end  global.get $tail  i32.const 1  i32.sub  global.set $tail
+ *      global.get $tail  i32.eqz  if  call_indirect $ticks[0] ()  end                  (before each
+ *      global.get $tail  i32.const 1  i32.sub  global.set $tail                          tail call)
  *      return_call f                                                        (the original call)
  *
- *      $tick:  $tail = TAIL_INTERVAL;  call_indirect $nops[0] ()           $nops: [$nop], an appended table
+ *      $tick:  $tail = TAIL_INTERVAL                  $ticks: [$tick], an appended table
  *
- *    Where V8 can stop the thread: a `call` of a function with a call in it was not enough in
- *    the default tiers (inlined with its callee: checked on Node 24 and 26), a call through a table
- *    is. TAIL_INTERVAL (2^14): ~16 µs between two ticks at ~1 ns per tail
- *    call; the tick's cost is nothing next to the countdown's (bench/results/tail-terminate-2026-11-27).
+ *    Where V8 stops the thread: a direct `call` was not enough in the default tiers, even of a
+ *    function with a call in it (inlined, callee and all: checked on Node 24 and 26); a call
+ *    through a table is (the worker ended in 2-3 ms, both tiers), and keeps $tick out of the
+ *    caller. TAIL_INTERVAL (2^14): ~16 µs between two ticks at ~1 ns per tail call; the tick's
+ *    cost is nothing next to the countdown's (bench/results/tail-terminate-2026-11-27).
  *    A custom section `spindle.tail-count` names $tick: the preemptible compile of hosted threads
  *    (preempt.ts) then counts those tail calls in $tick, TAIL_INTERVAL at a time, instead of a
  *    second count per call. Only modules with a tail call pay; one without is rewritten byte for
@@ -76,7 +78,7 @@
  *
  * Invariants of the rewrite: nothing is renumbered (the new types, functions, globals and the
  * hook's table and exports are appended after the existing ones; scratch locals after a body's own;
- * the tail count's type, $tick and $nop, its global, table and element segment after those). A `call` that fits in
+ * the tail count's type, $tick, its global, table and element segment after those). A `call` that fits in
  * the bytes of the instruction it replaces is written in place, padded with `nop`, so a body
  * with only bulk operations and waits keeps its size and byte offsets. A body with an inline
  * check, or a call that cannot fit (memory.fill is 3 bytes: a module with 16,384 functions or
@@ -697,24 +699,25 @@ function countTailCalls(m: Uint8Array, mark: boolean): { bytes: Uint8Array; tail
   const layout = readLayout(m);
   if (!layout.code) return undefined;
   const tail = layout.importedGlobals + layout.definedGlobals;
-  const tick = layout.importedFuncs + layout.definedFuncs, nop = tick + 1;
+  const tick = layout.importedFuncs + layout.definedFuncs;
   const table = layout.importedTables + layout.definedTables;
   const voidType = layout.types;
   const interval = sleb(BigInt(TAIL_INTERVAL));
-  // global.get $tail  i32.eqz  if  call $tick  end  global.get $tail  i32.const 1  i32.sub  global.set $tail
-  const check = [0x23, ...uleb(tail), 0x45, 0x04, 0x40, 0x10, ...uleb(tick), 0x0b, 0x23, ...uleb(tail), 0x41, 0x01, 0x6b, 0x24, ...uleb(tail)];
-  // $tick: $tail = TAIL_INTERVAL; call_indirect $nops[0] ()     $nop: nothing
-  const tickBody = [0x00, 0x41, ...interval, 0x24, ...uleb(tail), 0x41, 0x00, 0x11, ...uleb(voidType), ...uleb(table), 0x0b];
-  const code = budgetCode(m, layout, { loops: null, tails: check }, new Map(), [tickBody, [0x00, 0x0b]]);
+  // global.get $tail  i32.eqz  if  call_indirect $ticks[0] ()  end  global.get $tail  i32.const 1  i32.sub  global.set $tail
+  const check = [0x23, ...uleb(tail), 0x45, 0x04, 0x40, 0x41, 0x00, 0x11, ...uleb(voidType), ...uleb(table), 0x0b,
+    0x23, ...uleb(tail), 0x41, 0x01, 0x6b, 0x24, ...uleb(tail)];
+  // $tick: $tail = TAIL_INTERVAL
+  const tickBody = [0x00, 0x41, ...interval, 0x24, ...uleb(tail), 0x0b];
+  const code = budgetCode(m, layout, { loops: null, tails: check }, new Map(), [tickBody]);
   if (code.tailCalls === 0) return undefined;
   const find = (id: number): Section | undefined => layout.sections.find((s) => s.id === id);
   const sections = new Map<number, Uint8Array>([
     [1, appendEntries(m, find(1), [[0x60, 0, 0]])],
-    [3, appendEntries(m, find(3), [uleb(voidType), uleb(voidType)])],
+    [3, appendEntries(m, find(3), [uleb(voidType)])],
     [4, appendEntries(m, find(4), [[0x70, 0x01, 1, 1]])],
     [6, appendEntries(m, find(6), [[I32, 0x01, 0x41, ...interval, 0x0b]])],
-    // An active segment for table `table` at offset 0: [$nop].
-    [9, appendEntries(m, find(9), [[0x02, ...uleb(table), 0x41, 0x00, 0x0b, 0x00, 1, ...uleb(nop)]])],
+    // An active segment for table `table` at offset 0: [$tick].
+    [9, appendEntries(m, find(9), [[0x02, ...uleb(table), 0x41, 0x00, 0x0b, 0x00, 1, ...uleb(tick)]])],
     [10, code.code],
   ]);
   const custom = [section(0, [...nameBytes(TAIL_COUNT), ...uleb(tick), ...uleb(TAIL_INTERVAL)])];
