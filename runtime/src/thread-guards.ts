@@ -93,7 +93,7 @@
 import { addressLocal, atomicShape, inlineGuard, memargOffset, provedWithin, REFRESH_TYPE, refreshBody, type GuardRefs,
   type ScratchLocals } from './atomic-guards.js';
 import { appendEntries, budgetCode, customName, rank, withSections } from './budget-code.js';
-import { CodeError, sitesOf, SiteKind, type Site } from './wasm-code.js';
+import { budgetPoints, CodeError, sitesOf, SiteKind, type Site } from './wasm-code.js';
 import { concat, exportEntry, KIND, nameBytes, section, sleb, uleb } from './wasm-module-bytes.js';
 
 export { appendEntries, customName, rank };
@@ -697,7 +697,7 @@ function namesWithGuards(b: Uint8Array, from: number, end: number, guards: Guard
  */
 function countTailCalls(m: Uint8Array, mark: boolean): { bytes: Uint8Array; tailCalls: number } | undefined {
   const layout = readLayout(m);
-  if (!layout.code) return undefined;
+  if (!layout.code || !hasTailCall(m, layout.code)) return undefined;
   const tail = layout.importedGlobals + layout.definedGlobals;
   const tick = layout.importedFuncs + layout.definedFuncs;
   const table = layout.importedTables + layout.definedTables;
@@ -723,6 +723,18 @@ function countTailCalls(m: Uint8Array, mark: boolean): { bytes: Uint8Array; tail
   const custom = [section(0, [...nameBytes(TAIL_COUNT), ...uleb(tick), ...uleb(TAIL_INTERVAL)])];
   if (mark) custom.push(section(0, [...nameBytes(MARKER), GUARD_VERSION]));
   return { bytes: withSections(m, layout.sections, sections, code.hints, custom), tailCalls: code.tailCalls };
+}
+
+/** Whether a body of `code` has a tail call (the walk stops at the first body with one). */
+function hasTailCall(b: Uint8Array, code: Section): boolean {
+  const c = new Cursor(b, code.start);
+  for (let n = c.u32(); n > 0; n--) {
+    const size = c.u32();
+    if (c.pos + size > code.end) throw new RangeError('truncated function body');
+    if (budgetPoints(b, c.pos, c.pos + size, false).tailCalls.length > 0) return true;
+    c.pos += size;
+  }
+  return false;
 }
 
 /**

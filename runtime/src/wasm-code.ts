@@ -222,10 +222,11 @@ export function skipLocals(b: Uint8Array, start: number, end: number): number {
  * Walks the instructions of the body [start, end) (local declarations included) and calls
  * `onSite` for every memory.init/copy/fill and every atomic memory access (waits included). Throws CodeError unless the walk ends exactly at
  * `end` on the function's closing `end`. `onInstruction(at)`, when given, sees every
- * instruction's first byte (for tests and tools; it slows the walk).
+ * instruction's first byte (for tests and tools; it slows the walk); `tails`, when given, gets
+ * where each tail call starts (its opcode).
  */
 export function walkBody(b: Uint8Array, start: number, end: number, onSite: ((site: Site) => void) | null,
-  onInstruction?: (at: number) => void): void {
+  onInstruction?: (at: number) => void, tails?: number[]): void {
   let p = skipLocals(b, start, end);
   let depth = 1; // the function's own block
   // The starts of the last PRODUCERS instructions (a ring; `count` instructions walked so far).
@@ -238,8 +239,8 @@ export function walkBody(b: Uint8Array, start: number, end: number, onSite: ((si
     const op = b[p++]!;
     switch (ONE_BYTE[op]!) {
       case Imm.None: if (op === 0x0b) depth--; break;
-      case Imm.U32: p = leb(b, p); break;
-      case Imm.U32x2: p = leb(b, leb(b, p)); break;
+      case Imm.U32: if (tails && (op === RETURN_CALL || op === RETURN_CALL_REF)) tails.push(at); p = leb(b, p); break;
+      case Imm.U32x2: if (tails && op === RETURN_CALL_INDIRECT) tails.push(at); p = leb(b, leb(b, p)); break;
       case Imm.Delegate: p = leb(b, p); depth--; break;
       case Imm.BlockType: p = blockType(b, p); depth++; break;
       case Imm.BrTable: p = u32(b, p); for (let n = value; n >= 0; n--) p = leb(b, p); break;
@@ -322,6 +323,10 @@ export function budgetPoints(b: Uint8Array, start: number, end: number, loops = 
   const code = b.subarray(skipLocals(b, start, end), end);
   if (!(loops && code.includes(0x03)) && !code.includes(RETURN_CALL) && !code.includes(RETURN_CALL_INDIRECT) && !code.includes(RETURN_CALL_REF)) return NO_POINTS;
   const loopsAt: number[] = [], tailCalls: number[] = [];
+  if (!loops) { // tail calls only: no callback per instruction
+    walkBody(b, start, end, null, undefined, tailCalls);
+    return tailCalls.length ? { loops: loopsAt, tailCalls } : NO_POINTS;
+  }
   walkBody(b, start, end, null, (at) => {
     const op = b[at];
     if (op === 0x03) { if (loops) loopsAt.push(blockType(b, at + 1)); }
