@@ -75,9 +75,24 @@ async function bundleEverywhere(target) {
   }
 }
 
+/**
+ * emnapi's messages from pool threads to the page ('async-send' ...) must not go where pool
+ * workers receive them: a worker's JavaScript never runs again while it waits idle or runs a
+ * thread (Atomics.wait, wasm), so what reaches it queues for as long as the page lives (measured:
+ * a blocked worker's BroadcastChannel instance delivered all of 20,000 messages once it ran
+ * again, Chromium and Firefox ESR). A listener in the page on a channel's name hears what every
+ * worker's instance of that name would: it must hear none of 300 parse() calls' messages.
+ */
+async function channelQuiet(target) {
+  const r = await pages.runJob(target, server.url, 'direct', 'channel');
+  assert.deepEqual({ calls: r.calls, right: r.right }, { calls: 300, right: true }, 'parse() should give each file its own program');
+  assert.equal(r.heard, 0, `'async-send' messages heard on spindle/napi's BroadcastChannels (${r.channelNames} names), which pool workers hold: ${r.heard} of 300 calls`);
+}
+
 describe('napi-rs packages on spindle/napi in Chromium', () => {
   test('oxc-parser: 300+ files through parseSync and parse(), drop-in and direct API, output equal to the stock loader\'s', () => parseEverywhere(browser));
   test('rolldown: a multi-file project from a memory filesystem, drop-in and direct API, output bytes equal to the stock loader\'s', () => bundleEverywhere(browser));
+  test('oxc-parser\'s parse(), 300 calls: no emnapi message where a pool worker receives it', () => channelQuiet(browser));
 });
 
 describe('napi-rs packages on spindle/napi in Firefox ESR (where the stock loader runs too)', () => {
@@ -87,6 +102,7 @@ describe('napi-rs packages on spindle/napi in Firefox ESR (where the stock loade
 
   test('oxc-parser: 300+ files, stock loader, drop-in and direct API, equal output', () => parseEverywhere(firefox));
   test('rolldown: the project from a memory filesystem, stock loader, drop-in and direct API, equal output', () => bundleEverywhere(firefox));
+  test('oxc-parser\'s parse(), 300 calls: no emnapi message where a pool worker receives it', () => channelQuiet(firefox));
 });
 
 describe('the Vite example (runtime/examples/napi-vite)', () => {

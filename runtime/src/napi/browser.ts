@@ -11,7 +11,7 @@
  *
  * Also the drop-in for @napi-rs/wasm-runtime (napi/api.ts). Files: memory mounts only (memfs()).
  */
-import { browserPlatformWith } from '../platform/browser/index.js';
+import { browserPlatformWith, type NewWorker } from '../platform/browser/index.js';
 import { SpindleError } from '../errors.js';
 import { napiApi, type NapiExports, type NapiOptions } from './api.js';
 import { ownEmnapi } from './emnapi.js';
@@ -27,8 +27,13 @@ export type { NapiExports, NapiOptions } from './api.js';
 export type { NapiHostOptions, NapiInstantiateOptions, NapiSource } from './host.js';
 export { SpindleError };
 
+const newWorker: NewWorker = (name) => new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name });
+
 const browserNapi: NapiPlatform = {
-  platform: browserPlatformWith((name) => new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name })),
+  platform: browserPlatformWith(newWorker),
+  // Each pool worker posts emnapi's messages to its parent, the page (napi/thread.ts): a worker's
+  // instance of a shared BroadcastChannel would queue every other thread's, unread, for good.
+  platformFor: (receive) => browserPlatformWith(newWorker, receive),
   detached: false,
   emnapiFor: () => ownEmnapi,
   hostOptionsFor: (wasi) => (wasi instanceof WASI ? hostOptionsOfWasi(wasi, false) : {}),

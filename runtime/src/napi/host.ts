@@ -9,7 +9,8 @@
  *     the addon's instance, created by emnapi      one instance per thread, created by emnapi
  *     (main thread: registers the addon, runs      as a child thread (napi/thread.ts), runs
  *     every call from JS synchronously)            wasi_thread_start(tid, arg)
- *     ThreadMessages: emnapi's messages  <------   BroadcastChannels ('async-send', ...)
+ *     ThreadMessages: emnapi's messages  <------   each worker's port to the owner (browsers),
+ *                                                  BroadcastChannels (Node): 'async-send', ...
  *
  * `NapiSession` wraps emnapi's `instantiateNapiModule(Sync)`: the caller's options go to emnapi
  * unchanged, except that spindle answers `wasi` (its own imports), the thread manager's options
@@ -94,6 +95,11 @@ export interface NapiPlatform {
   readonly guardRewrite?: GuardRewrite;
   /** Node: each pool worker posts emnapi's messages on a channel of its own (napi/owner.ts). */
   readonly ownChannels?: boolean;
+  /**
+   * Browsers: the owner's platform for one addon, whose pool workers post emnapi's messages to
+   * their parent, the owner, which hands them to `receive` (no BroadcastChannel).
+   */
+  platformFor?(receive: (message: unknown) => void): Platform;
 }
 
 const NAPI_MODULES = new Set(['env', 'napi', 'emnapi']);
@@ -150,6 +156,7 @@ export function disposeNapi(exports: object): Promise<void> {
 class NapiSession {
   readonly emnapi: Emnapi;
   private readonly messages: ThreadMessages;
+  private readonly platform: Platform;
   private readonly host: NapiHostOptions;
   private program: Program | undefined;
   private instance: WebAssembly.Instance | undefined;
@@ -157,7 +164,8 @@ class NapiSession {
 
   constructor(private readonly np: NapiPlatform, private readonly loaded: LoadedProgram, private readonly options: NapiInstantiateOptions, host: NapiHostOptions) {
     this.emnapi = np.emnapiFor(options.context);
-    this.messages = new ThreadMessages(np.ownChannels ? np.platform.cpuCount() : 0);
+    this.messages = new ThreadMessages(np.platformFor ? 'ports' : np.ownChannels ? np.platform.cpuCount() : 0);
+    this.platform = np.platformFor?.((message) => this.messages.receive(message)) ?? np.platform;
     this.host = { ...np.defaults, ...np.hostOptionsFor(options.wasi), ...definedOnly(host) };
   }
 
@@ -202,9 +210,9 @@ class NapiSession {
       args: h.args, argv0: this.loaded.name, env: h.env, stdout: h.stdout, stderr: h.stderr, stdin: '',
       threads: h.threads, maxThreads: h.maxThreads, memory,
       dirs: h.dirs, mounts: h.memoryMounts ? h.memoryMounts.guests : h.mounts, preload: h.preload, save: h.save,
-    }, this.np.platform);
+    }, this.platform);
     // The pool's first workers (Program's default: 2 x cores) find their channels open.
-    this.messages.openAhead(h.threads ?? 2 * this.np.platform.cpuCount());
+    this.messages.openAhead(h.threads ?? 2 * this.platform.cpuCount());
     const embed: NapiEmbed = { urls: this.emnapi.urls, channel: this.messages.name, own: this.messages.own, filename: this.loaded.name };
     const spindle = this.program.startReactorSync({ workerScript: this.np.workerScript, detached: this.np.detached, embed, memory: h.memoryMounts });
     return mergeImports(theirs, spindle, this.messages.envOverrides(() => this.table()));

@@ -1,11 +1,13 @@
 /**
- * The owner's end of what emnapi sends from a pool thread to the main thread: the program's
- * BroadcastChannel and, in Node, one channel per worker that only that worker also holds
- * (napi/thread.ts posts on them: `threadPoster`). Those are opened ahead of the workers: `spare`
- * more than the workers that have started, checked at every message (a worker that started
- * beyond them posts on the program's channel until it finds its own open). emnapi listens for those messages on the worker
- * objects of its own thread manager; spindle's pool threads are not such workers, so the owner
- * hands emnapi one stand-in (`port`) that receives every thread's messages:
+ * The owner's end of what emnapi sends from a pool thread to the main thread (napi/thread.ts
+ * posts it: `threadPoster`). Browsers: each worker posts to its parent, the owner, on a port of
+ * its own, and the owner's platform hands the messages to `receive` (napi/browser.ts). Node: the
+ * program's BroadcastChannel and one channel per worker that only that worker also holds. Those
+ * are opened ahead of the workers: `spare` more than the workers that have started, checked at
+ * every message (a worker that started beyond them posts on the program's channel until it finds
+ * its own open). emnapi listens for those messages on the worker objects of its own thread
+ * manager; spindle's pool threads are not such workers, so the owner hands emnapi one stand-in
+ * (`port`) that receives every thread's messages:
  *   - 'async-send': run a callback of the addon on the main thread (thread-safe functions,
  *     async work completions), through emnapi's own handler (`addSendListener(port)`);
  *   - 'async-thread-ready': a thread of the addon's libuv-style pool started. emnapi's
@@ -26,12 +28,14 @@ interface EmnapiMessage { __emnapi__?: { type?: string } }
 const OWN_CHANNELS = 1024;
 
 export class ThreadMessages {
-  readonly name = `spindle-napi-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
-  private readonly channel = new BroadcastChannel(this.name);
+  /** The program's channel (NapiEmbed.channel); none with ports. */
+  readonly name: string | undefined;
+  private readonly channel: BroadcastChannel | undefined;
   /** NapiEmbed.own: word 0 counts the workers that took a number, word n is 1 once `${name}/${n}` is open. */
   readonly own: SharedArrayBuffer | undefined;
   private readonly ownWords: Int32Array | undefined;
   private readonly ownChannels: BroadcastChannel[] = [];
+  private readonly spare: number;
   private readonly handlers = new Set<Handler>();
   private readyWanted = 0;
   private readyCount = 0;
@@ -45,10 +49,18 @@ export class ThreadMessages {
     removeEventListener: (_type: string, h: Handler): void => { this.handlers.delete(h); },
   };
 
-  /** `spare`: channels opened ahead of the workers that started; 0: none, one channel for all (browsers). */
-  constructor(private readonly spare: number) {
+  /**
+   * 'ports': each worker's messages come to `receive` (browsers). A number: BroadcastChannels,
+   * with `spare` of the workers' own opened ahead of the workers that started (Node); 0: only the
+   * program's, for all threads.
+   */
+  constructor(route: number | 'ports') {
+    this.spare = route === 'ports' ? 0 : route;
+    if (route === 'ports') return;
+    this.name = `spindle-napi-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+    this.channel = new BroadcastChannel(this.name);
     this.listen(this.channel);
-    if (spare > 0) {
+    if (route > 0) {
       this.own = new SharedArrayBuffer(4 * OWN_CHANNELS);
       this.ownWords = new Int32Array(this.own);
     }
@@ -74,10 +86,12 @@ export class ThreadMessages {
     // Node: a channel must not keep the process alive; emnapi refs its own handle while
     // Node-API work is pending (Context's waiting-request counter).
     (channel as { unref?: () => void }).unref?.();
-    channel.onmessage = (e: MessageEvent) => this.deliver(e.data);
+    channel.onmessage = (e: MessageEvent) => this.receive(e.data);
   }
 
-  private deliver(data: EmnapiMessage): void {
+  /** One message of a thread's, in the order that thread posted it. */
+  receive(message: unknown): void {
+    const data = message as EmnapiMessage;
     if (this.ownWords && Atomics.load(this.ownWords, 0) + this.spare > this.ownChannels.length) this.openAhead(Atomics.load(this.ownWords, 0));
     if (data?.__emnapi__?.type === 'async-thread-ready') this.threadReady();
     for (const h of this.handlers) h(IN_NODE ? data : { data });
@@ -111,7 +125,7 @@ export class ThreadMessages {
   }
 
   close(): void {
-    this.channel.close();
+    this.channel?.close();
     for (const c of this.ownChannels) c.close();
     this.handlers.clear();
   }

@@ -3,8 +3,8 @@
  * thread" (its Node-API imports bound to that instance, `_initialize` not run again), with
  * spindle's WASI preview1, `wasi.thread-spawn` and shared memory (napi/imports.ts). What emnapi
  * sends from a thread to the main thread (`postMessage`: 'async-send' to run a callback there,
- * 'async-thread-ready') goes over a BroadcastChannel that the owner reads (napi/owner.ts): no
- * worker object of emnapi's is involved.
+ * 'async-thread-ready') goes to the owner (napi/owner.ts): no worker object of emnapi's is
+ * involved. Browsers: on the worker's port to its parent, the owner. Node: on a BroadcastChannel.
  *
  * In Node each worker posts on a channel of its own, which only the owner also holds
  * (`threadPoster`): Node hands every message to every other instance of a channel's name in the
@@ -33,11 +33,14 @@ import { mergeImports, reactorWasi, threadExports } from './imports.js';
 export interface NapiEmbed {
   /** The emnapi pair to import, when it is not spindle's own (Node: the loader's). */
   readonly urls?: EmnapiUrls;
-  /** The BroadcastChannel on which threads post emnapi's messages to the owner. */
-  readonly channel: string;
+  /**
+   * Node: the BroadcastChannel on which threads post emnapi's messages to the owner. Absent
+   * (browsers): each worker posts them to its parent, the owner.
+   */
+  readonly channel?: string;
   /**
    * Node: a worker's own channel (`threadPoster`). Word 0 hands out numbers; word n is set to 1
-   * once the owner listens on `${channel}/${n}`. Absent (browsers): every thread posts on `channel`.
+   * once the owner listens on `${channel}/${n}`. Absent: every thread posts on `channel`.
    */
   readonly own?: SharedArrayBuffer;
   /** The addon's file name, for emnapi's messages. */
@@ -87,16 +90,18 @@ export function napiThreadHooks(emnapi: Emnapi, embed: NapiEmbed): InstanceHooks
  * in-process: an instance is a receiver from its constructor on, so a message posted after the
  * owner set the word reaches it. Messages of one thread stay in order within a channel; emnapi's
  * own workers give no order across threads either (one port per worker).
- * Browsers: the program's channel, whose instances on blocked workers queue the same way
- * (Chromium and Firefox ESR: 2 workers blocked in Atomics.wait, no listener, 20,000 posts from the
- * page: each worker's instance delivered all 20,000 once it ran again); not changed there, as
- * whether a newly created instance receives at once, from another agent, is not specified (both
- * register it through another process or thread), so a worker could post before the owner's
- * instance counts. A fix there would post on each pool worker's own port to the owner
- * (platform/browser creates every pool worker on the owner's thread).
+ * Browsers (no `embed.channel`): the worker's port to its parent, the owner, which creates every
+ * pool worker of an addon (platform/browser `browserPlatformWith`); nothing reaches a worker on
+ * it but its WorkerInit, and one thread's messages stay in order. A BroadcastChannel's instances
+ * on blocked workers queue there as in Node (Chromium and Firefox ESR: 2 workers blocked in
+ * Atomics.wait, no listener, 20,000 posts from the page: each worker's instance delivered all
+ * 20,000 once it ran again), and whether a new instance receives at once, from another agent, is
+ * not specified there, so Node's scheme would not do.
  */
 function threadPoster(embed: NapiEmbed): (message: unknown) => void {
-  const shared = (): BroadcastChannel => unref(new BroadcastChannel(embed.channel));
+  const name = embed.channel;
+  if (name === undefined) return (message) => (globalThis as unknown as ParentScope).postMessage(message);
+  const shared = (): BroadcastChannel => unref(new BroadcastChannel(name));
   const words = embed.own && new Int32Array(embed.own);
   const n = words ? Atomics.add(words, 0, 1) + 1 : 0;
   if (!words || n >= words.length) {
@@ -107,12 +112,17 @@ function threadPoster(embed: NapiEmbed): (message: unknown) => void {
   let early: BroadcastChannel | undefined;
   return (message) => {
     if (!own && Atomics.load(words, n) === 1) {
-      own = unref(new BroadcastChannel(`${embed.channel}/${n}`));
+      own = unref(new BroadcastChannel(`${name}/${n}`));
       early?.close();
       early = undefined;
     }
     (own ?? (early ??= shared())).postMessage(message);
   };
+}
+
+/** A dedicated worker's global scope: postMessage goes to its parent. */
+interface ParentScope {
+  postMessage(message: unknown): void;
 }
 
 /** Node: posting only; a channel must not keep the worker's event loop alive. */

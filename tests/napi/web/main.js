@@ -4,6 +4,10 @@
 //           parseSync and then parse() (on the addon's threads)
 //   bundle  rolldown's binding bundles project/ from a memory filesystem (the loader's memfs:
 //           @napi-rs/wasm-runtime's on the stock route, spindle's otherwise)
+//   channel  spindle/napi only: 300 parse() calls one at a time, while a listener in the page
+//           on every BroadcastChannel name of spindle/napi's counts the 'async-send' messages of
+//           emnapi it hears: what every pool worker's instance of that name would receive, and,
+//           its JavaScript never running again while it serves, queue for good
 // The routes stock and dropin import the packages' own generated browser loaders; which runtime
 // they get is the build's choice (vite.config.js). direct loads the .wasm with spindle/napi.
 import { bundleProject } from './rolldown-driver.js';
@@ -83,9 +87,34 @@ async function bundle() {
   return { files: chunks.length, bytes: chunks.reduce((n, c) => n + c[1].length, 0), digest: await digestOf(chunks.map((c) => JSON.stringify(c))), loadMs, jobMs, firstMs };
 }
 
+async function channel() {
+  const heard = { names: 0, asyncSend: 0 };
+  const Channel = globalThis.BroadcastChannel;
+  globalThis.BroadcastChannel = class extends Channel {
+    constructor(name) {
+      super(name);
+      if (!String(name).startsWith('spindle-napi-')) return;
+      heard.names++;
+      new Channel(name).onmessage = (e) => { if (e.data?.__emnapi__?.type === 'async-send') heard.asyncSend++; };
+    }
+  };
+  const binding = await oxc();
+  const parse = async (i) => JSON.parse((await binding.parse(`a${i}.ts`, `let n${i}: number = ${i}`, {})).program).node.body[0].declarations[0].id.name;
+  // The addon's pool threads start and say they are ready; then the count starts.
+  for (let i = 0; i < 20; i++) await parse(i);
+  await new Promise((w) => setTimeout(w, 50));
+  heard.asyncSend = 0;
+  const names = [];
+  for (let i = 0; i < 300; i++) names.push(await parse(i));
+  await new Promise((w) => setTimeout(w, 50));
+  return { calls: names.length, right: names.every((n, i) => n === `n${i}`), channelNames: heard.names, heard: heard.asyncSend };
+}
+
 try {
   if (!__ROUTES__.includes(route)) throw new Error(`route ${route} is not in this build (it has ${__ROUTES__.join(', ')})`);
-  const result = job === 'parse' ? await parse() : job === 'bundle' ? await bundle() : (() => { throw new Error(`no job ${job}`); })();
+  const jobs = { parse, bundle, channel };
+  if (!Object.hasOwn(jobs, job)) throw new Error(`no job ${job}`);
+  const result = await jobs[job]();
   window.napiResult = { route, job, ...result };
 } catch (e) {
   window.napiResult = { route, job, error: `${e?.code ?? e?.name ?? 'Error'}: ${e?.message ?? e}`, stack: String(e?.stack ?? '') };

@@ -50,6 +50,8 @@ interface ProgramWorkers {
   ended: boolean;
   /** Creates one pool worker (the runtime's script, or an embedder's: `browserPlatformWith`). */
   newWorker: NewWorker;
+  /** An embedder's: what its pool workers post to the owner besides grow requests. */
+  onMessage?: (message: unknown) => void;
   /** The creator, when the owner is a worker (then `workers` holds only it). */
   creator?: Worker;
   /** Creations asked of the creator and not yet finished: slot -> the timer of its bound. */
@@ -70,11 +72,11 @@ const runtimeWorker: NewWorker = (name) => new Worker(new URL('../../worker.js',
 const programs = new WeakMap<SharedArrayBuffer, ProgramWorkers>();
 
 /** The owner's side (the thread that runs the program, normally the page): creates the worker. */
-function startWorker(newWorker: NewWorker, init: WorkerInit, onFailure: (message: string) => void): WorkerHandle {
+function startWorker(newWorker: NewWorker, init: WorkerInit, onFailure: (message: string) => void, onMessage?: (message: unknown) => void): WorkerHandle {
   init = withOpfs(init);
   let record = programs.get(init.control);
   if (!record) {
-    record = { workers: [], onFailure, ended: false, newWorker, pending: new Map() };
+    record = { workers: [], onFailure, ended: false, newWorker, onMessage, pending: new Map() };
     programs.set(init.control, record);
     if (newWorker === runtimeWorker && isWorkerScope()) startCreator(record);
   }
@@ -102,6 +104,7 @@ function create(init: WorkerInit, record: ProgramWorkers): void {
   worker.onmessage = (e: MessageEvent<GrowRequest>) => {
     const slot = e.data?.grow;
     if (typeof slot === 'number') create({ ...init, slot }, record);
+    else record.onMessage?.(e.data);
   };
   worker.postMessage(init);
 }
@@ -175,10 +178,12 @@ function endProgram(record: ProgramWorkers): void {
 
 /**
  * The owner's platform whose pool workers run the script `newWorker` creates (an embedder's:
- * napi/), for every worker of the program, those grown on a pool worker's request included.
+ * napi/), for every worker of the program, those grown on a pool worker's request included. The
+ * owner creates each of them itself, so each posts to the owner on a port of its own (its
+ * parent's): what one posts besides grow requests goes to `onMessage`, in the order posted.
  */
-export function browserPlatformWith(newWorker: NewWorker): Platform {
-  return { ...browserPlatform, startWorker: (init, onFailure) => startWorker(newWorker, init, onFailure) };
+export function browserPlatformWith(newWorker: NewWorker, onMessage?: (message: unknown) => void): Platform {
+  return { ...browserPlatform, startWorker: (init, onFailure) => startWorker(newWorker, init, onFailure, onMessage) };
 }
 
 /** For the thread that runs the program (browser.ts): the page, or a worker of the user's. */
