@@ -26,7 +26,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type * as V8 from 'node:v8';
 import type * as Vm from 'node:vm';
-import { cacheDir, keepNewest, writeEntryAtomic } from './platform/node/cache-dir.js';
+import { cacheDir, fnv1a, keepNewest, v8Options, writeEntryAtomic } from './platform/node/cache-dir.js';
 
 /** The bundle's file name, beside this file, and the hash of its content (scripts/bundle.mjs). */
 declare const __SPINDLE_CLI_BUNDLE__: string;
@@ -74,15 +74,7 @@ function runBundle(): void {
 
 /** The entry's name: what V8 does not check itself (see the module note), hashed. */
 function entryKey(): string {
-  const v8Options = `${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}`;
-  return `${__SPINDLE_CLI_BUILD__}-${process.version}-${process.arch}-${fnv1a(`${bundle}\0${v8Options}`)}`;
-}
-
-/** 32-bit FNV-1a of a string's UTF-16 units, 8 hex digits: names an entry (not a security check). */
-function fnv1a(s: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return (h >>> 0).toString(16).padStart(8, '0');
+  return `${__SPINDLE_CLI_BUILD__}-${process.version}-${process.arch}-${fnv1a(`${bundle}\0${v8Options()}`)}`;
 }
 
 function fail(message: string, status: number): never {

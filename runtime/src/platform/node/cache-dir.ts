@@ -1,7 +1,7 @@
 /**
  * spindle's cache directory in Node, shared by what it keeps across runs: the thread-guard
- * rewrites of large modules (guard-cache.ts, `thread-guards/`) and V8's code cache of the CLI
- * (cli-start.ts, `cli/`).
+ * rewrites of large modules (guard-cache.ts, `thread-guards/`), V8's code cache of the CLI
+ * (cli-start.ts, `cli/`) and of the pool workers' bundles (worker-code.ts, `worker-code/`).
  *
  * Directory: $SPINDLE_CACHE_DIR, else $XDG_CACHE_HOME/spindle, else ~/.cache/spindle (as
  * wasmtime keeps its compile cache); SPINDLE_CACHE_DIR=none turns every cache off.
@@ -58,4 +58,20 @@ export function keepNewest(folder: string, keep: number): void {
   } catch {
     // no folder: nothing to prune
   }
+}
+
+/**
+ * This process's V8 options as part of an entry's key (execArgv, NODE_OPTIONS): V8 refuses a
+ * code cache written under other flags, and two runs with different flags must not keep
+ * replacing each other's entry.
+ */
+export function v8Options(): string {
+  return `${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}`;
+}
+
+/** 32-bit FNV-1a of a string's UTF-16 units, 8 hex digits: names an entry (not a security check). */
+export function fnv1a(s: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return (h >>> 0).toString(16).padStart(8, '0');
 }

@@ -39,7 +39,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Script } from 'node:vm';
 import type { WorkerInit } from '../../protocol.js';
-import { cacheDir, keepNewest, writeEntryAtomic } from './cache-dir.js';
+import { cacheDir, fnv1a, keepNewest, v8Options, writeEntryAtomic } from './cache-dir.js';
 
 const STATE = 0, LENGTH = 1, DATA = 8;
 const EMPTY = 0, WRITING = 1, READY = 2, FULL = 3;
@@ -113,8 +113,7 @@ function entryOf(file: string): string | undefined {
   if (!dir) return undefined;
   try {
     const st = statSync(file);
-    const v8Options = `${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}`;
-    return join(dir, 'worker-code', `${process.version}-${process.arch}-${fnv1a(`${file}\0${st.size}\0${st.mtimeMs}\0${v8Options}`)}.bin`);
+    return join(dir, 'worker-code', `${process.version}-${process.arch}-${fnv1a(`${file}\0${st.size}\0${st.mtimeMs}\0${v8Options()}`)}.bin`);
   } catch {
     return undefined;
   }
@@ -177,11 +176,4 @@ export function publishCodeCache(w: LoadedWorker, commandWaiting = false): boole
 
 function save(entry: string, data: Uint8Array): void {
   if (writeEntryAtomic(entry, data)) keepNewest(dirname(entry), ENTRIES);
-}
-
-/** 32-bit FNV-1a of a string's UTF-16 units, 8 hex digits: names an entry (not a security check). */
-function fnv1a(s: string): string {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return (h >>> 0).toString(16).padStart(8, '0');
 }
