@@ -40,6 +40,29 @@ function work(node, route, job) {
   return JSON.parse(r.stdout.trim().split('\n').pop());
 }
 
+/**
+ * Runs `script` (which prints oxc's parse of `let n: number = 1`: "let") twice with the cache
+ * directory `cache`: the first run must write exactly one entry into `folder`, the second must use
+ * it (no new entry, the entry not rewritten).
+ */
+function assertWrittenOnceThenUsed(box, script, cache, folder) {
+  writeFileSync(join(box, 'load.mjs'), script);
+  const entries = () => (existsSync(folder) ? readdirSync(folder) : []);
+  const load = () => {
+    const r = spawnSync(process.execPath, [join(box, 'load.mjs')],
+      { encoding: 'utf8', timeout: RUN_TIMEOUT_MS, env: { ...process.env, SPINDLE_CACHE_DIR: cache } });
+    assert.equal(r.status, 0, `loading oxc failed:\n${r.stdout}${r.stderr}`);
+    return r.stdout.trim();
+  };
+  assert.equal(load(), 'let');
+  const first = entries();
+  assert.equal(first.length, 1, `entries in ${folder} after the first run: ${first.join(', ')}`);
+  const written = statSync(join(folder, first[0])).mtimeMs;
+  assert.equal(load(), 'let');
+  assert.deepEqual(entries(), first, 'the second run made another entry');
+  assert.equal(statSync(join(folder, first[0])).mtimeMs, written, 'the second run rewrote the entry instead of using it');
+}
+
 for (const [line, node] of LINES) {
   describe(`napi-rs packages on spindle/napi (${line})`, () => {
     before(requireSetup);
@@ -240,21 +263,7 @@ describe('spindle/napi in Node keeps the thread-guard rewrite of a large addon a
       const script = `import { loadNapiSync } from ${JSON.stringify(join(repoRoot, 'runtime', 'dist', 'napi', 'index.js'))};
         const oxc = loadNapiSync(${JSON.stringify(wasm)});
         console.log(JSON.parse(oxc.parseSync('a.ts', 'let n: number = 1', {}).program).node.body[0].kind);`;
-      writeFileSync(join(box, 'load.mjs'), script);
-      const entries = () => (existsSync(join(cache, 'thread-guards')) ? readdirSync(join(cache, 'thread-guards')) : []);
-      const load = () => {
-        const r = spawnSync(process.execPath, [join(box, 'load.mjs')],
-          { encoding: 'utf8', timeout: RUN_TIMEOUT_MS, env: { ...process.env, SPINDLE_CACHE_DIR: cache } });
-        assert.equal(r.status, 0, `loading oxc failed:\n${r.stdout}${r.stderr}`);
-        return r.stdout.trim();
-      };
-      assert.equal(load(), 'let');
-      const first = entries();
-      assert.equal(first.length, 1, `cache entries after the first load: ${first.join(', ')}`);
-      const written = statSync(join(cache, 'thread-guards', first[0])).mtimeMs;
-      assert.equal(load(), 'let');
-      assert.deepEqual(entries(), first, 'the second load made another entry');
-      assert.equal(statSync(join(cache, 'thread-guards', first[0])).mtimeMs, written, 'the second load rewrote the entry instead of using it');
+      assertWrittenOnceThenUsed(box, script, cache, join(cache, 'thread-guards'));
     } finally {
       rmSync(box, { recursive: true, force: true });
     }
@@ -310,21 +319,7 @@ describe('spindle/napi in Node keeps its pool workers\' compiled JavaScript acro
         const r = await oxc.parse('a.ts', 'let n: number = 1', {});
         for (let i = 0; i < 600 && !(existsSync(${JSON.stringify(folder)}) && readdirSync(${JSON.stringify(folder)}).some((f) => f.endsWith('.bin'))); i++) await new Promise((w) => setTimeout(w, 50));
         console.log(JSON.parse(r.program).node.body[0].kind);`;
-      writeFileSync(join(box, 'load.mjs'), script);
-      const entries = () => (existsSync(folder) ? readdirSync(folder) : []);
-      const load = () => {
-        const r = spawnSync(process.execPath, [join(box, 'load.mjs')],
-          { encoding: 'utf8', timeout: RUN_TIMEOUT_MS, env: { ...process.env, SPINDLE_CACHE_DIR: cache } });
-        assert.equal(r.status, 0, `loading oxc failed:\n${r.stdout}${r.stderr}`);
-        return r.stdout.trim();
-      };
-      assert.equal(load(), 'let');
-      const first = entries();
-      assert.equal(first.length, 1, `worker-code entries after the first run: ${first.join(', ')}`);
-      const written = statSync(join(folder, first[0])).mtimeMs;
-      assert.equal(load(), 'let');
-      assert.deepEqual(entries(), first, 'the second run made another entry');
-      assert.equal(statSync(join(folder, first[0])).mtimeMs, written, 'the second run rewrote the entry instead of using it');
+      assertWrittenOnceThenUsed(box, script, cache, folder);
     } finally {
       rmSync(box, { recursive: true, force: true });
     }
