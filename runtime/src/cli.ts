@@ -11,7 +11,7 @@
 import { readFileSync, writeSync } from 'node:fs';
 import type { RunOptions } from './index.js';
 import type { HostDirOption } from './fs/program-fs.js';
-import { missingFlags, nodeFlagsFor, shapeOf, type TierChoice } from './compile-policy.js';
+import { relaunchFlags, shapeOf, type TierChoice } from './compile-policy.js';
 import { relaunch } from './relaunch.js';
 
 const HELP = `spindle: run wasm32-wasip1-threads and wasm32-wasip1 programs on Node.js
@@ -187,7 +187,7 @@ async function runProgram({ program: path, options, tiers, dirs }: Parsed): Prom
   const finished = guardSilentExit(() => name);
   try {
     const bytes = readProgramBytes(path);
-    const flags = bytes ? missingFlags(nodeFlagsFor(shapeOf(bytes), tiers), process.execArgv) : [];
+    const flags = bytes ? relaunchFlags(shapeOf(bytes), tiers, process.execArgv, options.hostThreads) : [];
     if (flags.length) {
       finished(); // the child's status will be this process's
       return await relaunch(flags, baseName(path));

@@ -38,6 +38,7 @@
  * alive while V8 compiles (`compileKeepingAlive` below; never-silent.test.mjs).
  */
 
+import { startJspiFlag } from './jspi.js';
 import { isWasm, readImports } from './wasm-imports.js';
 
 /** What the policy looks at. */
@@ -88,6 +89,21 @@ export function nodeFlagsFor(shape: ProgramShape, choice: TierChoice = 'auto'): 
 /** The flags of `wanted` that this process was not started with (`execArgv`: process.execArgv). */
 export function missingFlags(wanted: readonly string[], execArgv: readonly string[]): string[] {
   return wanted.filter((f) => !execArgv.includes(f));
+}
+
+/**
+ * The flags the CLI restarts Node with for `shape` (none: no restart): the compile policy's
+ * missing flags and, only when that restart happens anyway for a threaded program that may host
+ * threads (`hostThreads` not false), the flag that gives this engine's workers JSPI at start
+ * (jspi.ts startJspiFlag: Node 20). Never a restart for that flag alone: it would cost every
+ * threaded run a Node start-up for threads beyond the pool that most programs never have.
+ */
+export function relaunchFlags(shape: ProgramShape, choice: TierChoice, execArgv: readonly string[],
+  hostThreads: boolean | undefined): string[] {
+  const missing = missingFlags(nodeFlagsFor(shape, choice), execArgv);
+  const jspi = startJspiFlag();
+  if (missing.length && shape.usesThreads && hostThreads !== false && jspi && !execArgv.includes(jspi)) missing.push(jspi);
+  return missing;
 }
 
 /** The shape of a module's bytes; bytes that are not a readable module count as single-threaded

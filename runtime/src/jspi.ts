@@ -22,9 +22,9 @@
  *
  * Node 20 (V8 11.3) has the earlier form under `--experimental-wasm-stack-switching`, but a
  * process that sets it at run time crashes at the next garbage collection of any isolate
- * started before (docs/known-issues/node20-stack-switching-flag.md): not listed. Given at start
- * (`node --experimental-wasm-stack-switching`, the user's choice), every context has it, and
- * threads are hosted as on Node 22.
+ * started before (docs/known-issues/node20-stack-switching-flag.md): not in WORKER_JSPI_FLAGS.
+ * Given at start, every context has it, and threads are hosted as on Node 22: the CLI adds it
+ * (START_JSPI_FLAGS) when it restarts Node for a threaded program anyway (compile-policy.ts).
  */
 import { compiledOnce, suspenderScopeModule, suspenderWrapperModule, type Signature, type ValueType } from './wasm-module-bytes.js';
 
@@ -69,6 +69,23 @@ export function workerJspiFlag(): string | undefined {
   if (hasJspi() || hasSuspenderJspi()) return undefined;
   const v8 = typeof process === 'undefined' ? undefined : process.versions?.v8;
   return v8 ? WORKER_JSPI_FLAGS.find(([prefix]) => v8.startsWith(prefix))?.[1] : undefined;
+}
+
+/**
+ * V8 versions with the earlier JSPI behind a flag that is safe only at process start (set at run
+ * time it crashes the process): Node 20's V8 11.3. Measured cost of the flag to a run that hosts
+ * nothing: 1.00-1.03x by min (bench/results/threads-jspi-node20-flag-2026-11-27/flag-at-start).
+ */
+const START_JSPI_FLAGS: ReadonlyArray<readonly [v8Prefix: string, flag: string]> = [['11.3.', '--experimental-wasm-stack-switching']];
+
+/**
+ * The V8 flag a Node process must be started with for its workers to have JSPI, where this engine
+ * lacks it and setting it at run time is unsafe; undefined elsewhere (and in browsers).
+ */
+export function startJspiFlag(): string | undefined {
+  if (hasJspi() || hasSuspenderJspi()) return undefined;
+  const v8 = typeof process === 'undefined' ? undefined : process.versions?.v8;
+  return v8 ? START_JSPI_FLAGS.find(([prefix]) => v8.startsWith(prefix))?.[1] : undefined;
 }
 
 /**

@@ -188,6 +188,22 @@ describe('host threads: default behaviour', () => {
     assert.equal(flagChanged(16, true), false, 'every thread within the pool');
   });
 
+  test('Node 20 started with --experimental-wasm-stack-switching (as the CLI restarts threaded programs there) hosts threads beyond the pool',
+    { skip: process.versions.v8.startsWith('11.3.') ? false : `only Node 20's V8 (11.3) needs the flag at start; this is ${process.version}` }, () => {
+      // compile-policy.test.mjs checks that the CLI adds the flag; this, that a process started with it hosts.
+      const script = `import { createProgram, load } from ${JSON.stringify(new URL('../dist/index.js', import.meta.url).href)};
+        const out = [];
+        const p = createProgram(await load(${JSON.stringify(c('blocked'))}), { args: ['16'], stdin: '', stdout: (b) => out.push(Buffer.from(b)), threads: 2 });
+        const code = await p.start();
+        console.log(JSON.stringify({ code, output: Buffer.concat(out).toString(), stats: p.poolStats() }));`;
+      const r = spawnSync(process.execPath, ['--experimental-wasm-stack-switching', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: RUN_TIMEOUT_MS });
+      assert.equal(r.status, 0, r.stderr);
+      const out = JSON.parse(r.stdout);
+      assert.equal(out.code, 0, out.output);
+      assert.match(out.output, /^blocked threads=16 joined=16 /);
+      assert.equal(out.stats.started, 3 + availableParallelism(), `threads beyond the pool were not hosted: ${JSON.stringify(out.stats)}`);
+    });
+
   test('on a Node without JSPI the option changes nothing', { skip: JSPI ? `this Node (${process.version}) has JSPI` : false }, async () => {
     const r = await runWithStats(c('blocked'), ['16'], { threads: 2, hostThreads: true });
     assert.equal(r.code, 0, r.output);
