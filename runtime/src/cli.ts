@@ -30,7 +30,8 @@ Options (before PROGRAM.wasm; everything after it goes to the program):
   --max-threads N       most threads alive at once; past it pthread_create fails with EAGAIN (default 512)
   --no-host-threads     a worker for every thread beyond the --threads pool; by default,
                         where Node's workers have JSPI (22+; on 22 spindle sets the V8 flag
-                        --experimental-wasm-jspi when it first hosts a thread), they share one
+                        --experimental-wasm-jspi when it first hosts a thread; on 20 the CLI
+                        starts threaded programs with --experimental-wasm-stack-switching), they share one
                         host worker per core, each suspended while it waits
                         (docs/threads-beyond-the-pool.md)
   --main-thread         run _start on the calling thread instead of a worker (always done
