@@ -135,6 +135,16 @@ export function runCli(args, { input = '', timeoutMs = RUN_TIMEOUT_MS, env, node
   return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr, error: r.error };
 }
 
+/** Process groups of runCliAsync's children not yet closed: killed when this test file's process
+ * exits, so a test that node:test timed out leaves no CLI (or restarted child) running. */
+const liveGroups = new Set();
+process.on('exit', () => { for (const pid of liveGroups) killGroup(pid); });
+
+/** SIGKILL to every process of the group `pid` leads; nothing if it is gone. */
+function killGroup(pid) {
+  try { process.kill(-pid, 'SIGKILL'); } catch { /* already gone */ }
+}
+
 /**
  * Like runCli, but asynchronous (lets several CLI runs of one test file overlap).
  * `input: null` leaves the child's stdin pipe open (no data, no end of file) until it exits.
@@ -143,7 +153,10 @@ export function runCli(args, { input = '', timeoutMs = RUN_TIMEOUT_MS, env, node
  */
 export function runCliAsync(args, { input = '', timeoutMs = RUN_TIMEOUT_MS, stallStdoutMs = 0, closeStdoutEarly = false } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    // Its own process group: the CLI may have restarted Node (relaunch.ts), and a SIGKILL of the
+    // supervisor alone would leave that child running; killing the group ends both.
+    const child = spawn(process.execPath, [cliPath, ...args], { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    liveGroups.add(child.pid);
     const out = [], err = [];
     child.stdout.on('data', (c) => {
       out.push(c);
@@ -155,10 +168,12 @@ export function runCliAsync(args, { input = '', timeoutMs = RUN_TIMEOUT_MS, stal
       setTimeout(() => child.stdout.resume(), stallStdoutMs);
     }
     child.stderr.on('data', (c) => err.push(c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const timer = setTimeout(() => killGroup(child.pid), timeoutMs);
     child.on('close', (status, signal) => {
       clearTimeout(timer);
-      resolve({ status, signal, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
+      killGroup(child.pid); // a restarted child that outlived its supervisor
+      liveGroups.delete(child.pid);
+      resolve({ status, signal, pid: child.pid, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') });
     });
     child.stdin.on('error', () => {}); // EPIPE when the program ends without reading
     if (input !== null) child.stdin.end(input);
