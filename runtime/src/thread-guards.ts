@@ -75,6 +75,8 @@
  *    (preempt.ts) then counts those tail calls in $tick, TAIL_INTERVAL at a time, instead of a
  *    second count per call. Only modules with a tail call pay; one without is rewritten byte for
  *    byte as before (the guests and large modules were compared: only the marker's version differs).
+ *    Finding that a module has none walks every body, unless its `target_features` section (the
+ *    toolchain's list of the features it used) leaves tail calls out (`declaresNoTailCalls`).
  *
  * Invariants of the rewrite: nothing is renumbered (the new types, functions, globals and the
  * hook's table and exports are appended after the existing ones; scratch locals after a body's own;
@@ -135,6 +137,8 @@ export const HOOKED_EXPORT = 'spindle.wait-hooked';
 export const GUARD_VERSION = 6; // 3: atomic accesses guarded too; 4: their check inline, none where provably in bounds; 5: the wait hook; 6: tail calls counted
 /** The custom section that locates the tail-call count (file comment, 4): the tick's function index and TAIL_INTERVAL. */
 const TAIL_COUNT = 'spindle.tail-count';
+/** The toolchain's custom section of the features a module uses (`declaresNoTailCalls`); '-' marks one it must not use. */
+const TARGET_FEATURES = 'target_features', DISALLOWED = 0x2d;
 /** Tail calls between two calls of the tick (file comment, 4). */
 export const TAIL_INTERVAL = 1 << 14;
 
@@ -162,6 +166,8 @@ export interface Layout {
   marked: boolean;
   /** The TAIL_COUNT custom section, when the module has one. */
   tailCount: Section | undefined;
+  /** The `target_features` custom section (the features the toolchain used), when the module has one. */
+  features: Section | undefined;
 }
 
 /** Adds the growth guard, the wait wrapper (and hook) and the tail-call count to `bytes` (see the file comment). Never throws. */
@@ -246,7 +252,7 @@ export function readLayout(b: Uint8Array): Layout {
   const layout: Layout = {
     sections: [], types: 0, typeParams: [], funcTypes: [], importedFuncs: 0, importedGlobals: 0, importedTables: 0, definedTables: 0,
     memory: undefined, definedFuncs: 0, definedGlobals: 0,
-    code: undefined, marked: false, tailCount: undefined,
+    code: undefined, marked: false, tailCount: undefined, features: undefined,
   };
   while (c.pos < b.length) {
     const head = c.pos;
@@ -263,8 +269,12 @@ export function readLayout(b: Uint8Array): Layout {
     else if (id === 5 && !layout.memory && body.u32() > 0) layout.memory = memoryOf(body.limits());
     else if (id === 6) layout.definedGlobals = body.u32();
     else if (id === 10) layout.code = s;
-    else if (id === 0 && customName(b, s) === MARKER) layout.marked = true;
-    else if (id === 0 && customName(b, s) === TAIL_COUNT) layout.tailCount = s;
+    else if (id === 0) {
+      const name = customName(b, s);
+      if (name === MARKER) layout.marked = true;
+      else if (name === TAIL_COUNT) layout.tailCount = s;
+      else if (name === TARGET_FEATURES) layout.features = s;
+    }
     c.pos = s.end;
   }
   layout.definedFuncs = layout.funcTypes.length;
@@ -697,7 +707,7 @@ function namesWithGuards(b: Uint8Array, from: number, end: number, guards: Guard
  */
 function countTailCalls(m: Uint8Array, mark: boolean): { bytes: Uint8Array; tailCalls: number } | undefined {
   const layout = readLayout(m);
-  if (!layout.code || !hasTailCall(m, layout.code)) return undefined;
+  if (!layout.code || declaresNoTailCalls(m, layout.features) || !hasTailCall(m, layout.code)) return undefined;
   const tail = layout.importedGlobals + layout.definedGlobals;
   const tick = layout.importedFuncs + layout.definedFuncs;
   const table = layout.importedTables + layout.definedTables;
@@ -723,6 +733,34 @@ function countTailCalls(m: Uint8Array, mark: boolean): { bytes: Uint8Array; tail
   const custom = [section(0, [...nameBytes(TAIL_COUNT), ...uleb(tick), ...uleb(TAIL_INTERVAL)])];
   if (mark) custom.push(section(0, [...nameBytes(MARKER), GUARD_VERSION]));
   return { bytes: withSections(m, layout.sections, sections, code.hints, custom), tailCalls: code.tailCalls };
+}
+
+/**
+ * Whether the module's `target_features` section leaves tail calls out. wasm-ld writes it with
+ * every feature an input object used ('+'; C and Rust built with tail calls list `tail-call`,
+ * e.g. tests/guests/c/spin_tail.c), and Binaryen keeps it: a module that lists its features
+ * without tail calls has none, and the walk of every body looking for one (`hasTailCall`:
+ * ~3.5 ms per MB of code in Node, ~50 ms of rolldown's load in a Chromium page, where the rewrite
+ * runs every load) is skipped. Without the section, or with one that does not parse, the bodies
+ * are walked.
+ */
+function declaresNoTailCalls(b: Uint8Array, features: Section | undefined): boolean {
+  if (!features) return false;
+  try {
+    const c = new Cursor(b, features.start);
+    c.skipName();
+    for (let n = c.u32(); n > 0; n--) {
+      const prefix = c.byte();
+      const length = c.u32();
+      if (c.pos + length > features.end) return false;
+      const name = new TextDecoder().decode(b.subarray(c.pos, c.pos + length));
+      c.pos += length;
+      if (name === 'tail-call' && prefix !== DISALLOWED) return false;
+    }
+    return c.pos === features.end;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether a body of `code` has a tail call (the walk stops at the first body with one). */

@@ -52,6 +52,28 @@ function section(b, id) {
   return undefined;
 }
 
+/** `bytes` without its custom sections named `name`. */
+function withoutSection(bytes, name) {
+  const parts = [bytes.subarray(0, 8)];
+  let p = 8;
+  while (p < bytes.length) {
+    const head = p;
+    const id = bytes[p++];
+    let size = 0, shift = 0, byte;
+    do { byte = bytes[p++]; size |= (byte & 0x7f) << shift; shift += 7; } while (byte & 0x80);
+    const end = p + size;
+    let named = false;
+    if (id === 0) {
+      let n = 0, s = 0, q = p;
+      do { byte = bytes[q++]; n |= (byte & 0x7f) << s; s += 7; } while (byte & 0x80);
+      named = Buffer.from(bytes.subarray(q, q + n)).toString() === name;
+    }
+    if (!named) parts.push(bytes.subarray(head, end));
+    p = end;
+  }
+  return new Uint8Array(Buffer.concat(parts));
+}
+
 /** How many functions the module imports. */
 function importedFuncs(b) {
   const r = section(b, 2);
@@ -408,5 +430,32 @@ describe('tail calls are counted (an interrupt point every TAIL_INTERVAL: worker
     }
     const spin = guardThreads(new Uint8Array(readFileSync(join(repoRoot, 'build', 'guests', 'c', 'spin_tail.wasm'))));
     assert.equal(spin.tailCalls, 2);
+  });
+
+  // target_features: a vector of (prefix, name); '+' used, '-' disallowed.
+  const features = (...list) => sec(0, [...nameOf('target_features'), list.length, ...list.flatMap(([prefix, name]) => [prefix.charCodeAt(0), ...nameOf(name)])]);
+  const nameOf = (text) => [...uleb(Buffer.byteLength(text)), ...Buffer.from(text)];
+  const withSection = (m, extra) => new Uint8Array([...m, ...extra]);
+
+  test('a module whose target_features leave tail calls out is not walked for them; one that lists them, or none, is', () => {
+    const cycle = module([PING, PONG]);
+    assert.equal(guardThreads(withSection(cycle, features(['+', 'atomics'], ['+', 'tail-call']))).tailCalls, 2);
+    assert.equal(guardThreads(withSection(cycle, features(['+', 'atomics'], ['-', 'tail-call']))).tailCalls, 0, 'the toolchain says it used no tail call');
+    assert.equal(guardThreads(withSection(cycle, features(['+', 'atomics']))).tailCalls, 0, 'the toolchain says it used no tail call');
+    assert.equal(guardThreads(withSection(cycle, sec(0, [...nameOf('target_features'), 5, 0x2b]))).tailCalls, 2, 'a section that does not parse: walked');
+  });
+
+  test('every built module: its target_features give the same rewrite as the walk', () => {
+    let declared = 0;
+    for (const file of builtModules()) {
+      const bytes = new Uint8Array(readFileSync(file));
+      const stripped = withoutSection(bytes, 'target_features');
+      if (stripped.length === bytes.length) continue;
+      declared++;
+      const a = guardThreads(bytes), b = guardThreads(stripped);
+      assert.equal(a.tailCalls, b.tailCalls, file);
+      assert.equal(hasSection(a.bytes, 'spindle.tail-count'), hasSection(b.bytes, 'spindle.tail-count'), file);
+    }
+    assert.ok(declared > 0, 'the built guests carry a target_features section (wasm-ld writes one)');
   });
 });
