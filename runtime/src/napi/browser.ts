@@ -29,11 +29,41 @@ export { SpindleError };
 
 const newWorker: NewWorker = (name) => new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name });
 
+/**
+ * Pool workers started before the addon is read, rewritten and compiled (host.ts `warm`): a pool
+ * worker's script loads and evaluates meanwhile, then waits for its WorkerInit (pool-worker.ts),
+ * which the pool posts when it takes the worker instead of creating one. Rolldown in Chromium:
+ * the four prewarmed workers booted after the compile, ~110-170 ms of the load
+ * (bench/results/napi-2026-11-27-load). A spare whose script failed to load is replaced by a new
+ * worker, whose own error event then reports it; spares not taken are terminated.
+ */
+function warm(count: number): { newWorker: NewWorker; release(): void } {
+  const spares: { worker: Worker; failed: boolean }[] = [];
+  for (let i = 0; i < count; i++) {
+    let worker: Worker;
+    try { worker = newWorker('spindle napi pool'); } catch { break; } // the pool reports it when it creates one
+    const spare = { worker, failed: false };
+    worker.onerror = (e) => { e.preventDefault(); spare.failed = true; };
+    spares.push(spare);
+  }
+  return {
+    newWorker: (name) => {
+      for (let s = spares.shift(); s; s = spares.shift()) {
+        if (!s.failed) { s.worker.onerror = null; return s.worker; }
+        s.worker.terminate();
+      }
+      return newWorker(name);
+    },
+    release: () => { for (const s of spares.splice(0)) s.worker.terminate(); },
+  };
+}
+
 const browserNapi: NapiPlatform = {
   platform: browserPlatformWith(newWorker),
   // Each pool worker posts emnapi's messages to its parent, the page (napi/thread.ts): a worker's
   // instance of a shared BroadcastChannel would queue every other thread's, unread, for good.
-  platformFor: (receive) => browserPlatformWith(newWorker, receive),
+  platformFor: (receive, spares) => browserPlatformWith(spares?.newWorker ?? newWorker, receive),
+  warm,
   detached: false,
   emnapiFor: () => ownEmnapi,
   hostOptionsFor: (wasi) => (wasi instanceof WASI ? hostOptionsOfWasi(wasi, false) : {}),

@@ -97,9 +97,21 @@ export interface NapiPlatform {
   readonly ownChannels?: boolean;
   /**
    * Browsers: the owner's platform for one addon, whose pool workers post emnapi's messages to
-   * their parent, the owner, which hands them to `receive` (no BroadcastChannel).
+   * their parent, the owner, which hands them to `receive` (no BroadcastChannel); its pool takes
+   * the `spares` started by `warm` first.
    */
-  platformFor?(receive: (message: unknown) => void): Platform;
+  platformFor?(receive: (message: unknown) => void, spares?: Spares): Platform;
+  /**
+   * Browsers: starts `count` pool workers before the addon is read and compiled, so that their
+   * scripts load meanwhile (napi/browser.ts); `release` ends those the pool did not take.
+   */
+  warm?(count: number): Spares;
+}
+
+/** Pool workers started ahead of their program (`NapiPlatform.warm`). */
+export interface Spares {
+  newWorker(name: string): Worker;
+  release(): void;
 }
 
 const NAPI_MODULES = new Set(['env', 'napi', 'emnapi']);
@@ -121,6 +133,17 @@ export function instantiateSync(np: NapiPlatform, input: Uint8Array | ArrayBuffe
 
 /** emnapi's instantiateNapiModule on spindle (compiles asynchronously: browsers need that). */
 export async function instantiate(np: NapiPlatform, input: WasmInput | Promise<WasmInput>, options: NapiInstantiateOptions, host: NapiHostOptions): Promise<NapiSource> {
+  // The pool's first workers start now, before the addon is read, rewritten and compiled.
+  const spares = np.warm?.(hostOptionsOf(np, options, host).threads ?? 2 * np.platform.cpuCount());
+  try {
+    return await instantiateWith(np, input, options, host, spares);
+  } finally {
+    spares?.release();
+  }
+}
+
+async function instantiateWith(np: NapiPlatform, input: WasmInput | Promise<WasmInput>, options: NapiInstantiateOptions, host: NapiHostOptions,
+  spares: Spares | undefined): Promise<NapiSource> {
   let source = await input;
   if (typeof Response !== 'undefined' && source instanceof Response) {
     if (!source.ok) throw new SpindleError('ENOENT_MODULE', `cannot fetch ${source.url}: HTTP ${source.status}; check the URL`);
@@ -130,7 +153,7 @@ export async function instantiate(np: NapiPlatform, input: WasmInput | Promise<W
   // Memory mounts asked for by path: made now (the memory-FS module compiles asynchronously).
   const mounts = host.memoryMounts ? undefined : (host.mounts ?? np.hostOptionsFor(options.wasi).mounts);
   if (mounts?.length) host = { ...host, memoryMounts: memoryMountsOf(await MemFs.create({ mounts, readFile: np.platform.readFile })) };
-  const session = new NapiSession(np, loaded, options, host);
+  const session = new NapiSession(np, loaded, options, host, spares);
   return session.finishAsync(async () => await session.emnapi.core.instantiateNapiModule(loaded.module, session.emnapiOptions() as never) as unknown as NapiSource);
 }
 
@@ -162,11 +185,12 @@ class NapiSession {
   private instance: WebAssembly.Instance | undefined;
   private disposed = false;
 
-  constructor(private readonly np: NapiPlatform, private readonly loaded: LoadedProgram, private readonly options: NapiInstantiateOptions, host: NapiHostOptions) {
+  constructor(private readonly np: NapiPlatform, private readonly loaded: LoadedProgram, private readonly options: NapiInstantiateOptions, host: NapiHostOptions,
+    spares?: Spares) {
     this.emnapi = np.emnapiFor(options.context);
     this.messages = new ThreadMessages(np.platformFor ? 'ports' : np.ownChannels ? np.platform.cpuCount() : 0);
-    this.platform = np.platformFor?.((message) => this.messages.receive(message)) ?? np.platform;
-    this.host = { ...np.defaults, ...np.hostOptionsFor(options.wasi), ...definedOnly(host) };
+    this.platform = np.platformFor?.((message) => this.messages.receive(message), spares) ?? np.platform;
+    this.host = hostOptionsOf(np, options, host);
   }
 
   /** The options given to emnapi (see the module note). */
@@ -274,6 +298,11 @@ class NapiSession {
     this.program!.kill(0);
     await this.program!.ended();
   }
+}
+
+/** spindle's options for one addon: the platform's defaults, then the loader's `wasi`, then the caller's. */
+function hostOptionsOf(np: NapiPlatform, options: NapiInstantiateOptions, host: NapiHostOptions): NapiHostOptions {
+  return { ...np.defaults, ...np.hostOptionsFor(options.wasi), ...definedOnly(host) };
 }
 
 /** The shared memory the module asks for, when no loader made one. */
