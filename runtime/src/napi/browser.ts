@@ -30,9 +30,9 @@ export { SpindleError };
 const newWorker: NewWorker = (name) => new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name });
 
 /**
- * Pool workers started before the addon is read, rewritten and compiled (host.ts `warm`): a pool
- * worker's script loads and evaluates meanwhile, then waits for its WorkerInit (pool-worker.ts),
- * which the pool posts when it takes the worker instead of creating one. Rolldown in Chromium:
+ * Pool workers started once the addon is read, before it is rewritten and compiled (host.ts
+ * `warm`): a pool worker's script loads and evaluates meanwhile, then waits for its WorkerInit
+ * (pool-worker.ts), which the pool posts when it takes the worker instead of creating one. Rolldown in Chromium:
  * the four prewarmed workers booted after the compile, ~110-170 ms of the load
  * (bench/results/napi-2026-11-27-load). A spare whose script failed to load is replaced by a new
  * worker, whose own error event then reports it; spares not taken are terminated.

@@ -133,28 +133,25 @@ export function instantiateSync(np: NapiPlatform, input: Uint8Array | ArrayBuffe
 
 /** emnapi's instantiateNapiModule on spindle (compiles asynchronously: browsers need that). */
 export async function instantiate(np: NapiPlatform, input: WasmInput | Promise<WasmInput>, options: NapiInstantiateOptions, host: NapiHostOptions): Promise<NapiSource> {
-  // The pool's first workers start now, before the addon is read, rewritten and compiled.
-  const spares = np.warm?.(hostOptionsOf(np, options, host).threads ?? 2 * np.platform.cpuCount());
-  try {
-    return await instantiateWith(np, input, options, host, spares);
-  } finally {
-    spares?.release();
-  }
-}
-
-async function instantiateWith(np: NapiPlatform, input: WasmInput | Promise<WasmInput>, options: NapiInstantiateOptions, host: NapiHostOptions,
-  spares: Spares | undefined): Promise<NapiSource> {
   let source = await input;
   if (typeof Response !== 'undefined' && source instanceof Response) {
     if (!source.ok) throw new SpindleError('ENOENT_MODULE', `cannot fetch ${source.url}: HTTP ${source.status}; check the URL`);
     source = new Uint8Array(await source.arrayBuffer());
   }
-  const loaded = await loadProgram(await readModuleSource(source as Exclude<WasmInput, Response>, np.platform.readFile), isNapiImport, undefined, 'reactor', np.guardRewrite);
-  // Memory mounts asked for by path: made now (the memory-FS module compiles asynchronously).
-  const mounts = host.memoryMounts ? undefined : (host.mounts ?? np.hostOptionsFor(options.wasi).mounts);
-  if (mounts?.length) host = { ...host, memoryMounts: memoryMountsOf(await MemFs.create({ mounts, readFile: np.platform.readFile })) };
-  const session = new NapiSession(np, loaded, options, host, spares);
-  return session.finishAsync(async () => await session.emnapi.core.instantiateNapiModule(loaded.module, session.emnapiOptions() as never) as unknown as NapiSource);
+  const read = await readModuleSource(source as Exclude<WasmInput, Response>, np.platform.readFile);
+  // The pool's first workers start now, once the addon is read (their scripts would compete with
+  // the download), so that they boot while it is rewritten and compiled.
+  const spares = np.warm?.(hostOptionsOf(np, options, host).threads ?? 2 * np.platform.cpuCount());
+  try {
+    const loaded = await loadProgram(read, isNapiImport, undefined, 'reactor', np.guardRewrite);
+    // Memory mounts asked for by path: made now (the memory-FS module compiles asynchronously).
+    const mounts = host.memoryMounts ? undefined : (host.mounts ?? np.hostOptionsFor(options.wasi).mounts);
+    if (mounts?.length) host = { ...host, memoryMounts: memoryMountsOf(await MemFs.create({ mounts, readFile: np.platform.readFile })) };
+    const session = new NapiSession(np, loaded, options, host, spares);
+    return await session.finishAsync(async () => await session.emnapi.core.instantiateNapiModule(loaded.module, session.emnapiOptions() as never) as unknown as NapiSource);
+  } finally {
+    spares?.release();
+  }
 }
 
 function fileName(options: NapiInstantiateOptions): string {
