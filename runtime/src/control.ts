@@ -31,11 +31,13 @@
  *              time with workers still booting (statistics)
  *   IDLE_STACK MAX_SLOTS words: slots whose worker is waiting (or still booting) for work
  *   SLOT k     SLOT_WORDS words each: CMD, TID, ARG, READY (1 while its worker has an instance
- *              ready and waits for CMD; written only by that worker), PAGES (the memory size,
- *              in 64 KiB pages, that the spawner saw: the new thread's stack and TLS lie below it)
+ *              ready and waits for CMD, 2 if that instance has already run a thread: warm;
+ *              written only by that worker), PAGES (the memory size, in 64 KiB pages, that the
+ *              spawner saw: the new thread's stack and TLS lie below it)
  *
  * Invariants: a slot index is on the idle stack at most once, and only while its CMD is NONE;
- * only the thread that popped a slot writes its CMD (NONE -> RUN_THREAD); only the slot's worker
+ * only the thread that popped a slot writes its CMD (NONE -> RUN_THREAD or RUN_OWNER_THREAD: the
+ * spawner, or a cold worker handing its thread over, `handOver`); only the slot's worker
  * resets it to NONE; once the exit is published, the exiting thread moves every NONE to EXIT. STATE only moves forward 0 -> 1 -> 2, and the thread that moved it 0 -> 1
  * is the only writer of EXIT_CODE. READY is a hint for choosing among idle slots: a slot taken
  * while its worker still boots is correct, its thread only starts later.
@@ -78,10 +80,17 @@ export interface PoolStats {
   spare: number;
 }
 
+/** A slot's READY word: its worker is booting, instantiating or running a thread; ready with an instance that never ran a thread; ready with one that did. */
+const READY_NOT = 0;
+const READY_COLD = 1;
+const READY_WARM = 2;
+
 export const CMD_NONE = 0;
 export const CMD_RUN_THREAD = 1;
 export const CMD_RUN_MAIN = 2;
 export const CMD_EXIT = 3;
+/** CMD_RUN_THREAD for a thread spawned by the owner's own thread (napi: a call of the addon from JavaScript). */
+export const CMD_RUN_OWNER_THREAD = 4;
 
 export const STATE_RUNNING = 0;
 export const STATE_EXITING = 1;
@@ -227,9 +236,13 @@ export class Control {
   beginPreparing(): void { Atomics.add(this.words, PREPARING, 1); }
   endPreparing(): void { Atomics.sub(this.words, PREPARING, 1); }
 
-  /** `slot`'s worker has an instance ready and waits for a command (called by that worker). */
-  markReady(slot: number): void {
-    Atomics.store(this.words, this.slotWord(slot, 3), 1);
+  /**
+   * `slot`'s worker has an instance ready and waits for a command (called by that worker).
+   * `warm`: the instance has run a thread before (InstanceHooks.reuseInstance), so the JavaScript
+   * its threads call (the WASI layer) has been optimized in that worker (READY 2 instead of 1).
+   */
+  markReady(slot: number, warm = false): void {
+    Atomics.store(this.words, this.slotWord(slot, 3), warm ? READY_WARM : READY_COLD);
     Atomics.add(this.words, READY_SEQ, 1);
     Atomics.notify(this.words, READY_SEQ);
   }
@@ -239,24 +252,56 @@ export class Control {
     this.lock();
     let booting = 0;
     for (let i = 0; i < this.words[IDLE_COUNT]!; i++) {
-      if (Atomics.load(this.words, this.slotWord(this.words[this.idle(i)]!, 3)) !== 1) booting++;
+      if (Atomics.load(this.words, this.slotWord(this.words[this.idle(i)]!, 3)) === READY_NOT) booting++;
     }
     this.unlock();
     return booting;
   }
 
   /** `slot`'s worker took its command (called by that worker). */
-  markBusy(slot: number): void { Atomics.store(this.words, this.slotWord(slot, 3), 0); }
+  markBusy(slot: number): void { Atomics.store(this.words, this.slotWord(slot, 3), READY_NOT); }
+
+  private readyOf(slot: number): number { return Atomics.load(this.words, this.slotWord(slot, 3)); }
 
   /**
-   * Takes a slot off the idle stack: the most recently pushed one, or with `readyOnly` the most
-   * recently pushed whose worker is ready. Returns -1 when there is none.
+   * Called by a worker that has never run a thread, with the thread it was just given
+   * (its CMD already reset): hands that thread to a warm idle worker (markReady) if one is idle or
+   * becomes idle within `waitMs`, while another worker runs a thread (it may be about to end).
+   * Returns true if it did; the caller then goes back on the idle stack. A thread started on a
+   * worker whose JavaScript V8 has not optimized yet costs more CPU (rolldown: a bundle ~25-30 ms
+   * more on a cold worker, ~100 ms on a warm one), and rolldown starts each bundle's thread just
+   * before the previous bundle's thread has ended (0.5-5 ms).
    */
-  popIdle(readyOnly = false): number {
+  handOver(tid: number, arg: number, pages: number, waitMs: number): boolean {
+    // Workers running a thread now, besides this one (popped by the spawner, not yet idle).
+    if (Math.min(Atomics.load(this.words, SLOTS_USED), this.words[MAX_SLOTS]!) - Atomics.load(this.words, IDLE_COUNT) - 1 <= 0) return false;
+    const deadline = performance.now() + waitMs;
+    for (;;) {
+      const seq = Atomics.load(this.words, READY_SEQ);
+      const warm = this.popIdle(false, true);
+      if (warm >= 0) {
+        this.command(warm, CMD_RUN_OWNER_THREAD, tid, arg, pages);
+        return true;
+      }
+      const left = deadline - performance.now();
+      if (left <= 0 || this.exited) return false;
+      Atomics.wait(this.words, READY_SEQ, seq, left);
+    }
+  }
+
+  /**
+   * Takes a slot off the idle stack: the most recently pushed one; with `readyOnly` the most
+   * recently pushed warm one (markReady), else the most recently pushed ready one; with `warmOnly`
+   * only a warm one. Returns -1 when there is none.
+   */
+  popIdle(readyOnly = false, warmOnly = false): number {
     this.lock();
     const n = this.words[IDLE_COUNT]!;
     let i = n - 1;
-    if (readyOnly) while (i >= 0 && Atomics.load(this.words, this.slotWord(this.words[this.idle(i)]!, 3)) !== 1) i--;
+    if (readyOnly || warmOnly) {
+      while (i >= 0 && this.readyOf(this.words[this.idle(i)]!) !== READY_WARM) i--;
+      if (i < 0 && !warmOnly) for (i = n - 1; i >= 0 && this.readyOf(this.words[this.idle(i)]!) === READY_NOT;) i--;
+    }
     let slot = -1;
     if (i >= 0) {
       slot = this.words[this.idle(i)]!;

@@ -14,7 +14,7 @@
  * top-up: pool.ts) or written a command into it (growth), so a command may be waiting before the
  * worker even boots.
  */
-import { Control, CMD_NONE, CMD_RUN_MAIN } from './control.js';
+import { Control, CMD_NONE, CMD_RUN_MAIN, CMD_RUN_OWNER_THREAD } from './control.js';
 import { reportFailure, runThread, ThreadFactory, ThreadStdio, type InstanceHooks } from './thread.js';
 import type { WorkerInit } from './protocol.js';
 import type { Platform } from './platform/types.js';
@@ -34,6 +34,17 @@ import type { Platform } from './platform/types.js';
 const PREWARM_WAIT_MS = 250;
 
 /**
+ * How long a cold worker (its instance never ran a thread) that reuses its instance waits for a
+ * warm worker to take a thread the owner spawned, while another worker runs one (control.ts
+ * `handOver`). rolldown's JavaScript starts each bundle's thread 0.5-5 ms before the previous
+ * bundle's thread ends (2 cores, loaded), and the same bundle costs ~25-30 ms more CPU on a cold
+ * worker (Node 20 and 26). Threads spawned by other threads never wait (rolldown's long-lived
+ * one: bundles waited for it). Where no warm worker comes (a burst of long-lived threads the
+ * owner starts) each cold worker starts its thread this much later, once.
+ */
+const HAND_OVER_WAIT_MS = 5;
+
+/**
  * `ready` runs each time this worker has its instance, with whether a command is already waiting,
  * until it returns true: work that should not delay a thread, unless it must (node-worker.ts
  * shares the worker's compiled code with the next workers: platform/node/worker-code.ts).
@@ -44,6 +55,8 @@ export function serve(init: WorkerInit, platform: Platform, hooks?: InstanceHook
   const factory = new ThreadFactory(init, platform, stdio, hooks);
   const cmdWord = ctl.slotWord(init.slot, 0);
   let thread;
+  // Threads this worker has run on its instance (with reuseInstance: it is warm once > 0).
+  let runs = 0;
   for (let first = true; ; first = false) {
     try {
       if (thread === undefined || !hooks?.reuseInstance) thread = factory.instantiate();
@@ -54,7 +67,7 @@ export function serve(init: WorkerInit, platform: Platform, hooks?: InstanceHook
     // Ready, then back on the idle stack, only once the next instance exists, so a spawn never
     // lands on a worker that is still instantiating while another one is ready. (The creator of
     // this worker put the slot on the stack, or commanded it, before the first round.)
-    ctl.markReady(init.slot);
+    ctl.markReady(init.slot, runs > 0);
     if (!first) { ctl.pushIdle(init.slot); ctl.endPreparing(); }
     if (ready?.(Atomics.load(ctl.words, cmdWord) !== CMD_NONE)) ready = undefined;
     while (Atomics.load(ctl.words, cmdWord) === CMD_NONE) Atomics.wait(ctl.words, cmdWord, CMD_NONE);
@@ -64,8 +77,16 @@ export function serve(init: WorkerInit, platform: Platform, hooks?: InstanceHook
     const cmd = Atomics.load(ctl.words, cmdWord);
     const tid = ctl.words[ctl.slotWord(init.slot, 1)]!;
     const arg = ctl.words[ctl.slotWord(init.slot, 2)]!;
-    refreshMemoryView(init.memory, ctl.words[ctl.slotWord(init.slot, 4)]!);
+    const pages = ctl.words[ctl.slotWord(init.slot, 4)]!;
     Atomics.store(ctl.words, cmdWord, CMD_NONE);
+    // A cold worker that reuses its instance passes its thread on to a warm one if one is about
+    // to be idle (control.ts `handOver`), and goes back on the idle stack.
+    if (hooks?.reuseInstance && runs === 0 && cmd === CMD_RUN_OWNER_THREAD && ctl.handOver(tid, arg, pages, HAND_OVER_WAIT_MS)) {
+      ctl.beginPreparing();
+      continue;
+    }
+    refreshMemoryView(init.memory, pages);
+    if (hooks?.reuseInstance) runs++;
     if (!runThread(thread, ctl, stdio, cmd === CMD_RUN_MAIN ? 0 : tid, arg)) {
       hooks?.programEnded?.(ctl.waitExitCode());
       return;

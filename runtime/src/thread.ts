@@ -9,7 +9,7 @@
  * state is the control block, the output rings, the stdin buffer and (with a filesystem) the fd
  * table, all in SharedArrayBuffers, plus the memory-FS module's shared memory.
  */
-import { Control, CMD_RUN_THREAD, SLOTS_USED } from './control.js';
+import { Control, CMD_RUN_OWNER_THREAD, CMD_RUN_THREAD, SLOTS_USED } from './control.js';
 import { HostQueue } from './host-queue.js';
 import { suspension, workerJspiFlag, type Signature, type Suspension } from './jspi.js';
 import { ExitSignal } from './errors.js';
@@ -271,7 +271,7 @@ function spawnThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: 
   if (tid < 0) { if (!grow) ctl.pushIdle(slot); return -6; }
   // The new thread's stack and TLS were allocated (and the TLS written, by a bulk copy that
   // checks bounds) on this thread: this thread's view of the memory covers them.
-  ctl.command(slot, CMD_RUN_THREAD, tid, arg, init.memory ? init.memory.buffer.byteLength / WASM_PAGE : 0);
+  ctl.command(slot, init.slot < 0 && !init.hostWorker ? CMD_RUN_OWNER_THREAD : CMD_RUN_THREAD, tid, arg, init.memory ? init.memory.buffer.byteLength / WASM_PAGE : 0);
   if (grow) {
     ctl.noteStarted();
     ctl.noteGrown();

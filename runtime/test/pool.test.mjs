@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { after, describe, test } from 'node:test';
-import { Control } from '../dist/control.js';
+import { CMD_RUN_OWNER_THREAD, Control } from '../dist/control.js';
 import { PoolKeeper } from '../dist/pool.js';
 import { createProgram, load } from '../dist/index.js';
 import { codeCache, diskEntry, LOADER, publishCodeCache } from '../dist/platform/node/worker-code.js';
@@ -63,6 +63,49 @@ describe('pool: control block and top-up', () => {
     ctl.pushIdle(0);
     assert.equal(ctl.takeIdle(0), 0);
     assert.equal(ctl.stats().waited, 0);
+  });
+
+  test('a spawn takes a warm worker (its instance ran a thread) before a cold one pushed later', () => {
+    const { ctl, keeper } = pool(4, 0);
+    keeper.prewarm(1); // slot 0
+    ctl.markReady(0, true);
+    ctl.pushIdle(ctl.reserveSlot()); // slot 1, pushed last
+    ctl.markReady(1);
+    assert.equal(ctl.takeIdle(0), 0);
+    assert.equal(ctl.takeIdle(0), 1);
+  });
+
+  test('a cold worker hands an owner\'s thread to a warm worker that is idle, or becomes idle while it waits', async () => {
+    const { ctl, keeper } = pool(4, 0);
+    keeper.prewarm(3); // slots 0, 1, 2
+    for (const s of [0, 1, 2]) ctl.markReady(s);
+    // Nothing else runs a thread: no wait, no hand-over (a wait of a minute would time the test out).
+    assert.equal(ctl.takeIdle(0), 2);
+    assert.equal(ctl.handOver(7, 70, 1, 60_000), false);
+    // Slot 0 runs a thread; slot 1, cold, gets the next one; slot 0's thread ends a moment later.
+    assert.equal(ctl.takeIdle(0), 1);
+    assert.equal(ctl.takeIdle(0), 0);
+    ctl.markBusy(0);
+    ctl.pushIdle(2);
+    const done = new Promise((resolve, reject) => {
+      const w = new Worker(`
+        const { workerData: buffer } = require('node:worker_threads');
+        const words = new Int32Array(buffer);
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+        import(${JSON.stringify(new URL('../dist/control.js', import.meta.url).href)}).then(({ Control }) => {
+          const ctl = new Control(buffer);
+          ctl.markReady(0, true);
+          ctl.pushIdle(0);
+        });`, { eval: true, workerData: ctl.buffer });
+      w.on('error', reject);
+      w.on('exit', resolve);
+    });
+    assert.equal(ctl.handOver(7, 70, 3, 60_000), true);
+    await done;
+    // Slot 0 got the thread (tid, arg, pages) and is off the idle stack; slot 2 is still idle there.
+    assert.deepEqual([0, 1, 2, 4].map((f) => ctl.words[ctl.slotWord(0, f)]), [CMD_RUN_OWNER_THREAD, 7, 70, 3]);
+    assert.equal(ctl.stats().idle, 1);
+    assert.equal(ctl.takeIdle(0), 2);
   });
 
   test('no top-up while the prewarmed pool covers the demand', () => {
