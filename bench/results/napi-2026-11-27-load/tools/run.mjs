@@ -15,7 +15,7 @@ try {
     const msgs = []; page.on('console', (m) => msgs.push(m.text()));
     let cdp;
     if (profDir) { cdp = await context.newCDPSession(page); await cdp.send('Profiler.enable'); await cdp.send('Profiler.setSamplingInterval', { interval: 200 }); await cdp.send('Profiler.start'); }
-    await page.goto(`${server.url}${dirOf[route]}/?job=bundle&route=${route}&repeat=1`);
+    await page.goto(`${server.url}${dirOf[route]}/?job=${process.env.JOB ?? "bundle"}&route=${route}&repeat=1`);
     const result = await page.waitForFunction(() => window.napiResult, null, { timeout: 120000 }).then((h) => h.jsonValue());
     if (cdp) { const { profile } = await cdp.send('Profiler.stop'); mkdirSync(profDir, { recursive: true }); writeFileSync(`${profDir}/${route}-${r}.cpuprofile`, JSON.stringify(profile)); }
     if (result.error) throw new Error(result.error + '\n' + msgs.join('\n'));
