@@ -62,6 +62,9 @@ function buildMalloc(ctx) {
   return { wasm, native };
 }
 
+/** The parts of the experiment, in the order they run (`--param real-programs.parts=`). */
+const PARTS = ['large', 'math', 'malloc', 'hello'];
+
 const num = (ctx, key, full, quick) => Number(ctx.params?.[`${id}.${key}`] ?? (ctx.quick ? quick : full));
 
 export async function run(ctx) {
@@ -69,7 +72,9 @@ export async function run(ctx) {
   const node = process.execPath;
   const optimized = (wasm, args) => [node, ['--no-liftoff', '--no-wasm-lazy-compilation', ctx.spindleCli, 'run', '--no-optimize', wasm, ...args]];
   const rows = [];
-  const parts = new Set(String(ctx.params?.[`${id}.parts`] ?? 'large,math,malloc,hello').split(','));
+  const parts = new Set(String(ctx.params?.[`${id}.parts`] ?? PARTS.join(',')).split(','));
+  const unknown = [...parts].filter((p) => !PARTS.includes(p));
+  if (unknown.length) throw new Error(`--param ${id}.parts: unknown part ${unknown.join(', ')} (the parts: ${PARTS.join(', ')})`);
   if (parts.has('large')) rows.push(...await largeRows(ctx, cmd));
   const threads = ctx.threadsExplicit ? ctx.threads : [1, 2, 4];
   const math = ctx.programs['math.wasm'], mathNative = ctx.programs['math-native'];
