@@ -252,7 +252,7 @@ export class Control {
     this.lock();
     let booting = 0;
     for (let i = 0; i < this.words[IDLE_COUNT]!; i++) {
-      if (Atomics.load(this.words, this.slotWord(this.words[this.idle(i)]!, 3)) === READY_NOT) booting++;
+      if (this.readyOf(this.words[this.idle(i)]!) === READY_NOT) booting++;
     }
     this.unlock();
     return booting;

@@ -66,9 +66,7 @@ const WORKER_JSPI_FLAGS: ReadonlyArray<readonly [v8Prefix: string, flag: string]
  * at run time is known to give it safely; undefined elsewhere.
  */
 export function workerJspiFlag(): string | undefined {
-  if (hasJspi() || hasSuspenderJspi()) return undefined;
-  const v8 = typeof process === 'undefined' ? undefined : process.versions?.v8;
-  return v8 ? WORKER_JSPI_FLAGS.find(([prefix]) => v8.startsWith(prefix))?.[1] : undefined;
+  return jspiFlagOf(WORKER_JSPI_FLAGS);
 }
 
 /**
@@ -83,9 +81,14 @@ const START_JSPI_FLAGS: ReadonlyArray<readonly [v8Prefix: string, flag: string]>
  * lacks it and setting it at run time is unsafe; undefined elsewhere (and in browsers).
  */
 export function startJspiFlag(): string | undefined {
+  return jspiFlagOf(START_JSPI_FLAGS);
+}
+
+/** `flags`' flag for this process's V8 version, where the engine lacks JSPI; undefined elsewhere (and in browsers). */
+function jspiFlagOf(flags: ReadonlyArray<readonly [v8Prefix: string, flag: string]>): string | undefined {
   if (hasJspi() || hasSuspenderJspi()) return undefined;
   const v8 = typeof process === 'undefined' ? undefined : process.versions?.v8;
-  return v8 ? START_JSPI_FLAGS.find(([prefix]) => v8.startsWith(prefix))?.[1] : undefined;
+  return v8 ? flags.find(([prefix]) => v8.startsWith(prefix))?.[1] : undefined;
 }
 
 /**

@@ -55,8 +55,8 @@ export function serve(init: WorkerInit, platform: Platform, hooks?: InstanceHook
   const factory = new ThreadFactory(init, platform, stdio, hooks);
   const cmdWord = ctl.slotWord(init.slot, 0);
   let thread;
-  // Threads this worker has run on its instance (with reuseInstance: it is warm once > 0).
-  let runs = 0;
+  // Whether this worker's instance has run a thread (with reuseInstance: its JavaScript is warm).
+  let warm = false;
   for (let first = true; ; first = false) {
     try {
       if (thread === undefined || !hooks?.reuseInstance) thread = factory.instantiate();
@@ -67,7 +67,7 @@ export function serve(init: WorkerInit, platform: Platform, hooks?: InstanceHook
     // Ready, then back on the idle stack, only once the next instance exists, so a spawn never
     // lands on a worker that is still instantiating while another one is ready. (The creator of
     // this worker put the slot on the stack, or commanded it, before the first round.)
-    ctl.markReady(init.slot, runs > 0);
+    ctl.markReady(init.slot, warm);
     if (!first) { ctl.pushIdle(init.slot); ctl.endPreparing(); }
     if (ready?.(Atomics.load(ctl.words, cmdWord) !== CMD_NONE)) ready = undefined;
     while (Atomics.load(ctl.words, cmdWord) === CMD_NONE) Atomics.wait(ctl.words, cmdWord, CMD_NONE);
@@ -81,12 +81,12 @@ export function serve(init: WorkerInit, platform: Platform, hooks?: InstanceHook
     Atomics.store(ctl.words, cmdWord, CMD_NONE);
     // A cold worker that reuses its instance passes its thread on to a warm one if one is about
     // to be idle (control.ts `handOver`), and goes back on the idle stack.
-    if (hooks?.reuseInstance && runs === 0 && cmd === CMD_RUN_OWNER_THREAD && ctl.handOver(tid, arg, pages, HAND_OVER_WAIT_MS)) {
+    if (hooks?.reuseInstance && !warm && cmd === CMD_RUN_OWNER_THREAD && ctl.handOver(tid, arg, pages, HAND_OVER_WAIT_MS)) {
       ctl.beginPreparing();
       continue;
     }
     refreshMemoryView(init.memory, pages);
-    if (hooks?.reuseInstance) runs++;
+    if (hooks?.reuseInstance) warm = true;
     if (!runThread(thread, ctl, stdio, cmd === CMD_RUN_MAIN ? 0 : tid, arg)) {
       hooks?.programEnded?.(ctl.waitExitCode());
       return;
