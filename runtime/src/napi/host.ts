@@ -9,7 +9,8 @@
  *     the addon's instance, created by emnapi      one instance per thread, created by emnapi
  *     (main thread: registers the addon, runs      as a child thread (napi/thread.ts), runs
  *     every call from JS synchronously)            wasi_thread_start(tid, arg)
- *     ThreadMessages: emnapi's messages  <------   each worker's port to the owner (browsers),
+ *     ThreadMessages: emnapi's messages  <------   each worker's port to the owner (browsers;
+ *                                                  Node: the workers the owner started), else
  *                                                  BroadcastChannels (Node): 'async-send', ...
  *
  * `NapiSession` wraps emnapi's `instantiateNapiModule(Sync)`: the caller's options go to emnapi
@@ -93,12 +94,16 @@ export interface NapiPlatform {
   readonly defaults: NapiHostOptions;
   /** The thread guards' rewrite (Node: kept across runs, platform/node/guard-cache.ts). */
   readonly guardRewrite?: GuardRewrite;
-  /** Node: each pool worker posts emnapi's messages on a channel of its own (napi/owner.ts). */
+  /**
+   * Node: each pool worker that `platformFor`'s workers do not cover (those started by workers)
+   * posts emnapi's messages on a channel of its own (napi/owner.ts).
+   */
   readonly ownChannels?: boolean;
   /**
-   * Browsers: the owner's platform for one addon, whose pool workers post emnapi's messages to
-   * their parent, the owner, which hands them to `receive` (no BroadcastChannel); its pool takes
-   * the `spares` started by `warm` first.
+   * The owner's platform for one addon, whose pool workers post emnapi's messages to their
+   * parent, the owner, which hands them to `receive` (no BroadcastChannel). Browsers: every pool
+   * worker (the owner creates them all); its pool takes the `spares` started by `warm` first.
+   * Node: the workers the owner starts.
    */
   platformFor?(receive: (message: unknown) => void, spares?: Spares): Platform;
   /**
@@ -185,7 +190,7 @@ class NapiSession {
   constructor(private readonly np: NapiPlatform, private readonly loaded: LoadedProgram, private readonly options: NapiInstantiateOptions, host: NapiHostOptions,
     spares?: Spares) {
     this.emnapi = np.emnapiFor(options.context);
-    this.messages = new ThreadMessages(np.platformFor ? 'ports' : np.ownChannels ? np.platform.cpuCount() : 0);
+    this.messages = new ThreadMessages(np.ownChannels ? np.platform.cpuCount() : np.platformFor ? 'ports' : 0);
     this.platform = np.platformFor?.((message) => this.messages.receive(message), spares) ?? np.platform;
     this.host = hostOptionsOf(np, options, host);
   }
@@ -232,8 +237,9 @@ class NapiSession {
       threads: h.threads, maxThreads: h.maxThreads, memory,
       dirs: h.dirs, mounts: h.memoryMounts ? h.memoryMounts.guests : h.mounts, preload: h.preload, save: h.save,
     }, this.platform);
-    // The pool's first workers (Program's default: 2 x cores) find their channels open.
-    this.messages.openAhead(h.threads ?? 2 * this.platform.cpuCount());
+    // The pool's first workers (Program's default: 2 x cores) find their channels open, unless
+    // they post to the owner (platformFor): then only the spares for workers that workers start.
+    this.messages.openAhead(this.np.platformFor ? 0 : h.threads ?? 2 * this.platform.cpuCount());
     const embed: NapiEmbed = { urls: this.emnapi.urls, channel: this.messages.name, own: this.messages.own, filename: this.loaded.name };
     const spindle = this.program.startReactorSync({ workerScript: this.np.workerScript, detached: this.np.detached, embed, memory: h.memoryMounts });
     return mergeImports(theirs, spindle, this.messages.envOverrides(() => this.table()));

@@ -6,6 +6,9 @@
  * started as a plain script; browsers and bundlers keep napi/worker.ts. It serves at once,
  * synchronously, as node-worker.ts does: no await between Node's bootstrap and the instance.
  *
+ * A worker the owner started (`NapiEmbed.toOwner`) posts emnapi's messages to it on `parentPort`
+ * (napi/thread.ts); the workers it starts itself get its WorkerInit without that flag.
+ *
  * A loader's own emnapi pair (the drop-in, when its version is not spindle's) is loaded with
  * `require` from the files the main thread required (napi/node.ts: `require.resolve`, then
  * `require`), not imported by URL. Those files are CommonJS or, for emnapi 2.x ("type":
@@ -14,7 +17,7 @@
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { workerData } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { nodePlatform } from '../platform/node/index.js';
 import { loadedWorker, publishCodeCache } from '../platform/node/worker-code.js';
 import { serve } from '../pool-worker.js';
@@ -26,4 +29,7 @@ const require = createRequire(import.meta.url);
 const loaded = loadedWorker();
 const init = loaded?.init ?? (workerData as WorkerInit);
 const embed = init.embed as NapiEmbed;
-serve(init, nodePlatform, napiThreadHooks(loadEmnapi(embed.urls, (url) => require(fileURLToPath(url))), embed), loaded && ((waiting) => publishCodeCache(loaded, waiting)));
+const toOwner = embed.toOwner === true && parentPort !== null ? parentPort : undefined;
+const served: WorkerInit = toOwner ? { ...init, embed: { ...embed, toOwner: false } } : init;
+const hooks = napiThreadHooks(loadEmnapi(embed.urls, (url) => require(fileURLToPath(url))), embed, toOwner && ((message) => toOwner.postMessage(message)));
+serve(served, nodePlatform, hooks, loaded && ((waiting) => publishCodeCache(loaded, waiting)));

@@ -23,9 +23,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, parse, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { nodePlatform } from '../platform/node/index.js';
+import type { Platform } from '../platform/types.js';
 import { cachedGuardThreads } from '../platform/node/guard-cache.js';
 import { ownEmnapi, type Emnapi, type EmnapiCore, type EmnapiRuntime } from './emnapi.js';
 import type { NapiHostOptions, NapiPlatform } from './host.js';
+import type { NapiEmbed } from './thread.js';
 import { hostOptionsOfWasi, WASI } from './wasi.js';
 
 const require = createRequire(import.meta.url);
@@ -110,6 +112,21 @@ function versionOf(dir: string): string | undefined {
 }
 
 /**
+ * The owner's platform for one addon: each worker it starts posts emnapi's messages to it, its
+ * parent (`NapiEmbed.toOwner`), and `receive` gets them from the Worker object (napi/thread.ts).
+ */
+function ownerPlatform(receive: (message: unknown) => void): Platform {
+  return {
+    ...nodePlatform,
+    startWorker(init, onFailure) {
+      const worker = nodePlatform.startWorker({ ...init, embed: { ...(init.embed as NapiEmbed), toOwner: true } }, onFailure);
+      worker.onMessage?.(receive);
+      return worker;
+    },
+  };
+}
+
+/**
  * What a loader's `wasi` means: spindle's `WASI`, its options; another host's (every generated
  * Node loader passes a `node:wasi` preopening the root of the current directory, with
  * process.env): its settings cannot be read back, so that preopen and the environment.
@@ -141,7 +158,9 @@ export const nodeNapi: NapiPlatform = {
   // An addon of 1 MiB or more (rolldown's is 12 MB) has its thread-guard rewrite kept across
   // runs, as the CLI's programs (README: SPINDLE_CACHE_DIR).
   guardRewrite: (bytes) => cachedGuardThreads(bytes),
-  // Node hands a BroadcastChannel's message to every other instance of its name, also on a worker
-  // whose JavaScript never runs again (idle or running a thread): there it queues, unread.
+  platformFor: ownerPlatform,
+  // The workers that workers start post on BroadcastChannels. Node hands a channel's message to
+  // every other instance of its name, also on a worker whose JavaScript never runs again (idle or
+  // running a thread): there it queues, unread.
   ownChannels: true,
 };

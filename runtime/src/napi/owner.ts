@@ -2,8 +2,10 @@
  * The owner's end of what emnapi sends from a pool thread to the main thread (napi/thread.ts
  * posts it: `threadPoster`). Browsers: each worker posts to its parent, the owner, on a port of
  * its own, and the owner's platform hands the messages to `receive` (napi/browser.ts). Node: the
- * program's BroadcastChannel and one channel per worker that only that worker also holds. Those
- * are opened ahead of the workers: `spare` more than the workers that have started, checked at
+ * same for the workers the owner starts (napi/node.ts `ownerPlatform`: a BroadcastChannel's
+ * message comes as a MessageEvent, and the first one made Node 26 load undici, ~40 ms of the main
+ * thread's CPU); for workers started by workers, the program's BroadcastChannel and one channel
+ * per worker that only that worker also holds. Those are opened ahead of the workers: `spare` more than the workers that have started, checked at
  * every message (a worker that started beyond them posts on the program's channel until it finds
  * its own open). emnapi listens for those messages on the worker objects of its own thread
  * manager; spindle's pool threads are not such workers, so the owner hands emnapi one stand-in

@@ -4,9 +4,14 @@
  * spindle's WASI preview1, `wasi.thread-spawn` and shared memory (napi/imports.ts). What emnapi
  * sends from a thread to the main thread (`postMessage`: 'async-send' to run a callback there,
  * 'async-thread-ready') goes to the owner (napi/owner.ts): no worker object of emnapi's is
- * involved. Browsers: on the worker's port to its parent, the owner. Node: on a BroadcastChannel.
+ * involved. Browsers: on the worker's port to its parent, the owner. Node: a worker the owner
+ * started posts to its parent, the owner (`NapiEmbed.toOwner`, napi/node-worker.ts), as emnapi's
+ * own workers do; one started by another worker, whose JavaScript never runs again, on a
+ * BroadcastChannel. Not a channel for all: Node delivers a channel's message to the listener as a
+ * MessageEvent, and the first one made Node 26 load its fetch implementation (undici, where its
+ * MessageEvent lives): ~40 ms of the main thread's CPU, inside rolldown's first bundle.
  *
- * In Node each worker posts on a channel of its own, which only the owner also holds
+ * In Node each worker on a channel posts on a channel of its own, which only the owner also holds
  * (`threadPoster`): Node hands every message to every other instance of a channel's name in the
  * process, and a pool worker's JavaScript never runs while it waits idle or runs a thread
  * (Atomics.wait, wasm), so on the program's one channel each worker's instance queued every other
@@ -45,14 +50,21 @@ export interface NapiEmbed {
   readonly own?: SharedArrayBuffer;
   /** The addon's file name, for emnapi's messages. */
   readonly filename: string;
+  /**
+   * Node: the owner started this worker and listens to it (`WorkerHandle.onMessage`): it posts to
+   * its parent (napi/node-worker.ts), not on `channel`. The workers it starts get the embed
+   * without it: their parent is this worker.
+   */
+  readonly toOwner?: boolean;
 }
 
 const IN_NODE = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
 /** How long the main thread has to end the process itself after an exit on a pool thread. */
 const MAIN_THREAD_GRACE_MS = 1000;
 
-export function napiThreadHooks(emnapi: Emnapi, embed: NapiEmbed): InstanceHooks {
-  const postMessage = threadPoster(embed);
+/** `toParent`: how this worker posts to its parent, when that is the owner (`NapiEmbed.toOwner`). */
+export function napiThreadHooks(emnapi: Emnapi, embed: NapiEmbed, toParent?: (message: unknown) => void): InstanceHooks {
+  const postMessage = toParent ?? threadPoster(embed);
   const context = emnapi.runtime.getDefaultContext();
   return {
     reuseInstance: true,

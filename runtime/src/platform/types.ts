@@ -7,6 +7,11 @@ import type { HostFsDriver, OpfsDriver } from '../fs/drivers.js';
 
 export interface WorkerHandle {
   terminate(): Promise<void>;
+  /**
+   * Node: `listener` gets each message the worker posts to its parent (`parentPort`), as Node
+   * hands it over (no MessageEvent is made for it).
+   */
+  onMessage?(listener: (message: unknown) => void): void;
 }
 
 export interface Platform {

@@ -107,7 +107,14 @@ function startWorker(init: WorkerInit, onFailure: (message: string) => void): Wo
   w.on('error', (e) => onFailure(`worker for slot ${init.slot} failed: ${e instanceof Error ? e.message : String(e)}`));
   w.on('exit', (code) => onFailure(`worker for slot ${init.slot} stopped (exit code ${code}) while the program was running; `
     + 'its thread cannot finish (was the worker killed, or out of memory?)'));
-  return { terminate: async () => { await w.terminate(); } };
+  return {
+    terminate: async () => { await w.terminate(); },
+    onMessage: (listener) => {
+      w.on('message', listener);
+      // A 'message' listener refs the worker's port (Node's setupPortReferencing): unref it again.
+      if (init.detached) w.unref();
+    },
+  };
 }
 
 function writeFd(fd: number, bytes: Uint8Array): number {
