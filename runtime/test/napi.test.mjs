@@ -324,6 +324,39 @@ describe('spindle/napi in Node keeps its pool workers\' compiled JavaScript acro
       rmSync(box, { recursive: true, force: true });
     }
   });
+
+  // oxc-parser's generated loader brings emnapi 2.0.0-alpha.6, not spindle's pair: every pool
+  // worker loads it (ES modules, through require(esm)), with Node's compile cache (Node 22.1+).
+  test('a loader\'s own emnapi pair: the first run keeps its compiled code in node-compile/, the next run uses it (Node 26)', () => {
+    const box = mkdtempSync(join(tmpdir(), 'spindle-napi-compile-'));
+    const cache = join(box, 'cache');
+    const folder = join(cache, 'node-compile');
+    try {
+      const dropin = join(repoRoot, 'runtime', 'examples', 'napi');
+      const core = JSON.parse(readFileSync(join(dropin, 'node_modules', '@emnapi', 'core', 'package.json'), 'utf8')).version;
+      assert.notEqual(core, JSON.parse(readFileSync(join(repoRoot, 'runtime', 'node_modules', '@emnapi', 'core', 'package.json'), 'utf8')).version,
+        'the drop-in\'s oxc must bring an emnapi of another version than spindle\'s for this test');
+      writeFileSync(join(box, 'parse.mjs'), `import { createRequire } from 'node:module';
+        const oxc = createRequire(${JSON.stringify(join(dropin, 'package.json'))})('@oxc-parser/binding-wasm32-wasi');
+        const r = await Promise.all([1, 2, 3, 4].map((i) => oxc.parse('a' + i + '.ts', 'let n: number = ' + i, {})));
+        console.log(JSON.parse(r[3].program).node.body[0].kind);`);
+      const files = () => (existsSync(folder) ? readdirSync(folder, { recursive: true }).map((f) => join(folder, f)).filter((f) => statSync(f).isFile()).sort() : []);
+      const run = () => {
+        const r = spawnSync(node26, [join(box, 'parse.mjs')], { encoding: 'utf8', timeout: RUN_TIMEOUT_MS, env: { ...process.env, SPINDLE_CACHE_DIR: cache, NODE_COMPILE_CACHE: '' } });
+        assert.equal(r.status, 0, `oxc through the drop-in failed:\n${r.stdout}${r.stderr}`);
+        assert.equal(r.stdout.trim(), 'let');
+      };
+      run();
+      const first = files();
+      assert.ok(first.length >= 3, `entries in ${folder} after the first run: ${first.join(', ')}`);
+      const written = first.map((f) => statSync(f).mtimeMs);
+      run();
+      assert.deepEqual(files(), first, 'the second run made other entries');
+      assert.deepEqual(first.map((f) => statSync(f).mtimeMs), written, 'the second run rewrote entries instead of using them');
+    } finally {
+      rmSync(box, { recursive: true, force: true });
+    }
+  });
 });
 
 // emnapi's messages from pool threads to the owner ('async-send' ...): a worker the owner started

@@ -13,13 +13,16 @@
  * `require` from the files the main thread required (napi/node.ts: `require.resolve`, then
  * `require`), not imported by URL. Those files are CommonJS or, for emnapi 2.x ("type":
  * "module"), ES modules that Node loads synchronously through require(esm) (Node 20.19+; where
- * the main thread could not require them it uses spindle's own pair and passes no URLs).
+ * the main thread could not require them it uses spindle's own pair and passes no URLs). They
+ * compiled in every worker (~12 ms of CPU of a worker's ~30-45 for emnapi 2.0.0-alpha.6, the
+ * drop-in of oxc-parser 0.x), so they load with Node's compile cache where Node has one (22.1+:
+ * ~7 ms; platform/node/worker-code.ts `loadWithCompileCache`).
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { parentPort, workerData } from 'node:worker_threads';
 import { nodePlatform } from '../platform/node/index.js';
-import { loadedWorker, publishCodeCache } from '../platform/node/worker-code.js';
+import { loadedWorker, loadWithCompileCache, publishCodeCache } from '../platform/node/worker-code.js';
 import { serve } from '../pool-worker.js';
 import type { WorkerInit } from '../protocol.js';
 import { loadEmnapi } from './emnapi.js';
@@ -31,5 +34,7 @@ const init = loaded?.init ?? (workerData as WorkerInit);
 const embed = init.embed as NapiEmbed;
 const toOwner = embed.toOwner === true && parentPort !== null ? parentPort : undefined;
 const served: WorkerInit = toOwner ? { ...init, embed: { ...embed, toOwner: false } } : init;
-const hooks = napiThreadHooks(loadEmnapi(embed.urls, (url) => require(fileURLToPath(url))), embed, toOwner && ((message) => toOwner.postMessage(message)));
+const load = () => loadEmnapi(embed.urls, (url) => require(fileURLToPath(url)));
+const emnapi = embed.urls ? loadWithCompileCache(load) : load();
+const hooks = napiThreadHooks(emnapi, embed, toOwner && ((message) => toOwner.postMessage(message)));
 serve(served, nodePlatform, hooks, loaded && ((waiting) => publishCodeCache(loaded, waiting)));

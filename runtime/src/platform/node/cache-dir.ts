@@ -1,7 +1,10 @@
 /**
  * spindle's cache directory in Node, shared by what it keeps across runs: the thread-guard
  * rewrites of large modules (guard-cache.ts, `thread-guards/`), V8's code cache of the CLI
- * (cli-start.ts, `cli/`) and of the pool workers' bundles (worker-code.ts, `worker-code/`).
+ * (cli-start.ts, `cli/`) and of the pool workers' bundles (worker-code.ts, `worker-code/`), and
+ * Node's compile cache of a napi loader's own emnapi pair (worker-code.ts, `node-compile/`, in
+ * Node's layout: a folder per Node version, an entry per source file; Node prunes nothing, one
+ * entry per file of each emnapi copy and Node version run).
  *
  * Directory: $SPINDLE_CACHE_DIR, else $XDG_CACHE_HOME/spindle, else ~/.cache/spindle (as
  * wasmtime keeps its compile cache); SPINDLE_CACHE_DIR=none turns every cache off.

@@ -34,8 +34,15 @@
  * iifes, so their own names stay their own), so it defines the two CommonJS names the bundle uses,
  * `require` and `__filename`, as globals of that worker, and hands the bundle its start
  * (`globalThis.__spindle_worker`: WorkerInit, the buffer, the script, the disk entry).
+ *
+ * Modules a worker loads from elsewhere (a napi loader's own emnapi pair: napi/node-worker.ts)
+ * are ES modules that no `vm.Script` can compile; `loadWithCompileCache` has Node keep V8's code
+ * cache of them in `<cache dir>/node-compile/` (module.enableCompileCache, Node 22.1+: entries
+ * keyed and checked by Node against the source and V8, a stale or unreadable one is compiled again
+ * and replaced). Node 20 compiles them in every worker.
  */
 import { readFileSync, statSync } from 'node:fs';
+import * as nodeModule from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Script } from 'node:vm';
 import type { WorkerInit } from '../../protocol.js';
@@ -172,6 +179,30 @@ export function publishCodeCache(w: LoadedWorker, commandWaiting = false): boole
   Atomics.store(words, STATE, READY);
   if (w.entry) save(w.entry, data);
   return true;
+}
+
+/** module's compile cache functions, where Node has them (22.1+; flushCompileCache 22.10+). */
+interface CompileCacheApi {
+  enableCompileCache?: (dir?: string) => { status: number };
+  flushCompileCache?: () => void;
+}
+
+/**
+ * `load()` with Node's compile cache on for the modules it loads (see the module note), in the
+ * cache directory's `node-compile/`; as it is where Node has no compile cache or the cache
+ * directory is off. Also on for anything this thread loads later (a pool worker loads nothing
+ * else). NODE_COMPILE_CACHE in the environment wins (Node enabled it already); with
+ * NODE_DISABLE_COMPILE_CACHE Node keeps it off. What was compiled is written at once: a pool
+ * worker is terminated, never exits by itself.
+ */
+export function loadWithCompileCache<T>(load: () => T, dir = cacheDir()): T {
+  const api = nodeModule as CompileCacheApi;
+  if (dir && api.enableCompileCache) {
+    try { api.enableCompileCache(join(dir, 'node-compile')); } catch { /* do without */ }
+  }
+  const loaded = load();
+  try { api.flushCompileCache?.(); } catch { /* do without */ }
+  return loaded;
 }
 
 function save(entry: string, data: Uint8Array): void {
