@@ -29,6 +29,8 @@
  *              another one does backs off longer)
  *   BOOT_TIMEOUTS  the main worker's waits for the prewarmed pool (waitIdleBooted) that ran out of
  *              time with workers still booting (statistics)
+ *   PEAK_BUSY  the most slots off the idle stack at once so far (raised when a spawn takes or
+ *              reserves one): the program's demand for workers (napi: the next run's prewarm)
  *   IDLE_STACK MAX_SLOTS words: slots whose worker is waiting (or still booting) for work
  *   SLOT k     SLOT_WORDS words each: CMD, TID, ARG, READY (1 while its worker has an instance
  *              ready and waits for CMD, 2 if that instance has already run a thread: warm;
@@ -61,7 +63,8 @@ export const GROWN = 14;
 export const WAITED = 15;
 export const YIELD_SLEEPERS = 16;
 export const BOOT_TIMEOUTS = 17;
-const HEADER_WORDS = 18;
+export const PEAK_BUSY = 18;
+const HEADER_WORDS = 19;
 const SLOT_WORDS = 5;
 
 /** What the control block tells about the pool (`Program.poolStats`). */
@@ -74,6 +77,8 @@ export interface PoolStats {
   waited: number;
   /** Waits of the main worker for the prewarmed pool that ran out of time (a slow boot). */
   bootTimeouts: number;
+  /** The most workers off the idle stack at once so far (running, handing over or preparing a thread). */
+  peakBusy: number;
   /** Workers on the idle stack now, ready or booting. */
   idle: number;
   /** Idle workers kept ahead of demand once the pool has grown. */
@@ -307,6 +312,7 @@ export class Control {
       slot = this.words[this.idle(i)]!;
       this.words.copyWithin(this.idle(i), this.idle(i + 1), this.idle(n));
       this.words[IDLE_COUNT] = n - 1;
+      this.notePeak();
     }
     this.unlock();
     return slot;
@@ -323,9 +329,23 @@ export class Control {
       && Atomics.load(this.words, SLOTS_USED) < this.words[MAX_SLOTS]!;
   }
 
+  /**
+   * Raises PEAK_BUSY to the slots not on the idle stack now (under the idle lock, or after a spawn
+   * reserved a slot for itself): workers running a thread, handing one over or preparing their
+   * next instance.
+   */
+  private notePeak(): void {
+    const busy = Math.min(Atomics.load(this.words, SLOTS_USED), this.words[MAX_SLOTS]!) - Atomics.load(this.words, IDLE_COUNT);
+    for (let peak = Atomics.load(this.words, PEAK_BUSY); busy > peak;) {
+      const was = Atomics.compareExchange(this.words, PEAK_BUSY, peak, busy);
+      if (was === peak) break;
+      peak = was;
+    }
+  }
+
   /** Statistics (and the top-up trigger): a worker was started; a spawn grew the pool; a spawn took a booting worker. */
   noteStarted(): void { Atomics.add(this.words, STARTED, 1); }
-  noteGrown(): void { Atomics.add(this.words, GROWN, 1); }
+  noteGrown(): void { Atomics.add(this.words, GROWN, 1); this.notePeak(); }
   noteWaited(): void { Atomics.add(this.words, WAITED, 1); }
 
   /** The pool's counters, for `Program.poolStats`. */
@@ -336,6 +356,7 @@ export class Control {
       grown: Atomics.load(w, GROWN),
       waited: Atomics.load(w, WAITED),
       bootTimeouts: Atomics.load(w, BOOT_TIMEOUTS),
+      peakBusy: Atomics.load(w, PEAK_BUSY),
       idle: Atomics.load(w, IDLE_COUNT),
       spare: w[SPARE]!,
     };

@@ -43,6 +43,8 @@ export interface LoadedProgram {
   threadGuards?: { bulk: number; waits: number; functions: number; unchanged?: string };
   /** The bytes `module` was compiled from, for a threaded program (host-worker.ts compiles them preemptible). */
   threadBytes?: Uint8Array;
+  /** The key its thread-guard rewrite is kept under across runs (GuardResult.key), when it is. */
+  cacheKey?: string;
 }
 
 /** The WASI preview1 function names (every one a host must provide). */
@@ -75,7 +77,8 @@ function withGuards(program: LoadedProgram, guard: ReturnType<typeof guardThread
   // module goes through the wrapper: a raw wait in a hosted thread would block its host worker, so
   // such a program keeps a worker per thread. (rolldown's binding: 12 MB held for nothing.)
   const hostable = kind === 'command' && jspiForWorkers() && (unchanged === undefined || guard.walked === true);
-  return { ...program, threadGuards: { bulk, waits, functions, ...(unchanged ? { unchanged } : {}) }, ...(hostable ? { threadBytes: guard.bytes } : {}) };
+  return { ...program, threadGuards: { bulk, waits, functions, ...(unchanged ? { unchanged } : {}) }, ...(hostable ? { threadBytes: guard.bytes } : {}),
+    ...(guard.key ? { cacheKey: guard.key } : {}) };
 }
 
 /**

@@ -118,6 +118,11 @@ export interface GuardResult {
   /** Why the module was left unchanged, when it was. */
   unchanged?: string;
   /**
+   * The key the result is kept under across runs (platform/node/guard-cache.ts: a hash of the
+   * module's bytes and of the runtime), when it went through that cache.
+   */
+  key?: string;
+  /**
    * With `unchanged`: true when every body was walked and none holds a wait (no site at all,
    * or every atomic access provably in bounds) or the module was rewritten before, so the module
    * has no wait outside the wrapper. Absent when a wait may be left as the raw instruction

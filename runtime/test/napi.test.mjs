@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
@@ -264,6 +264,53 @@ describe('spindle/napi in Node keeps the thread-guard rewrite of a large addon a
         const oxc = loadNapiSync(${JSON.stringify(wasm)});
         console.log(JSON.parse(oxc.parseSync('a.ts', 'let n: number = 1', {}).program).node.body[0].kind);`;
       assertWrittenOnceThenUsed(box, script, cache, join(cache, 'thread-guards'));
+    } finally {
+      rmSync(box, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('spindle/napi in Node prewarms as many pool workers as earlier runs of the addon had busy at once (platform/node/pool-demand.ts)', () => {
+  before(requireSetup);
+
+  test('oxc-parser: the first run prewarms 2 x cores and records its peak; a run whose record says 1 prewarms 1 and grows for parse(); the next one prewarms the new record', () => {
+    const box = mkdtempSync(join(tmpdir(), 'spindle-napi-demand-'));
+    const cache = join(box, 'cache');
+    try {
+      const wasm = join(napiDir, 'stock', 'node_modules', '@oxc-parser', 'binding-wasm32-wasi', 'parser.wasm32-wasi.wasm');
+      // parse() runs on oxc's async work pool: four threads at once.
+      writeFileSync(join(box, 'demand.mjs'), `import { loadNapiSync, napiPoolStats } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'runtime', 'dist', 'napi', 'index.js')).href)};
+        const oxc = loadNapiSync(${JSON.stringify(wasm)});
+        const atLoad = napiPoolStats(oxc).started;
+        const files = Array.from({ length: 32 }, (_, i) => ['f' + i + '.ts', 'let n' + i + ': number = ' + i]);
+        const names = (await Promise.all(files.map(([f, t]) => oxc.parse(f, t, {})))).map((r) => JSON.parse(r.program).node.body[0].declarations[0].id.name);
+        const s = napiPoolStats(oxc);
+        console.log(JSON.stringify({ atLoad, grown: s.grown, peak: s.peakBusy, right: names.every((n, i) => n === 'n' + i) }));`);
+      const run = () => {
+        const r = spawnSync(process.execPath, [join(box, 'demand.mjs')], { encoding: 'utf8', timeout: RUN_TIMEOUT_MS, env: { ...process.env, SPINDLE_CACHE_DIR: cache } });
+        assert.equal(r.status, 0, `the script failed:\n${r.stdout}${r.stderr}`);
+        const out = JSON.parse(r.stdout.trim().split('\n').pop());
+        assert.equal(out.right, true, 'parse() should give each file\'s own program');
+        return out;
+      };
+      const folder = join(cache, 'pool-demand');
+      const record = () => {
+        const entries = readdirSync(folder);
+        assert.equal(entries.length, 1, `records: ${entries.join(', ')}`);
+        return { file: join(folder, entries[0]), count: readFileSync(join(folder, entries[0]), 'latin1') };
+      };
+      const cores = availableParallelism();
+      const first = run();
+      assert.equal(first.atLoad, 2 * cores, 'without a record the pool prewarms 2 x cores');
+      assert.ok(first.peak >= 2, `parse() should keep several workers busy at once: peak ${first.peak}`);
+      assert.equal(record().count, String(first.peak), 'the run records its peak at exit');
+      writeFileSync(record().file, '1');
+      const second = run();
+      assert.equal(second.atLoad, 1, 'a record of 1 prewarms one worker');
+      assert.ok(second.grown >= 1 && second.peak >= 2, `parse() should grow the pool past the record: ${JSON.stringify(second)}`);
+      assert.equal(record().count, String(second.peak), 'a higher peak raises the record');
+      const third = run();
+      assert.equal(third.atLoad, Math.min(second.peak, 2 * cores), 'the next run prewarms the record (at most the default)');
     } finally {
       rmSync(box, { recursive: true, force: true });
     }

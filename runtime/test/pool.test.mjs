@@ -42,6 +42,28 @@ describe('pool: control block and top-up', () => {
     assert.equal(ctl.takeIdle(0), -1);
   });
 
+  test('peakBusy is the most workers off the idle stack at once: spawns raise it, a return to the stack does not lower it', () => {
+    const { ctl, keeper } = pool(8, 0);
+    keeper.prewarm(3);
+    assert.equal(ctl.stats().peakBusy, 0);
+    for (const s of [0, 1, 2]) ctl.markReady(s);
+    const a = ctl.takeIdle(0), b = ctl.takeIdle(0);
+    assert.equal(ctl.stats().peakBusy, 2);
+    ctl.pushIdle(a);
+    ctl.pushIdle(b);
+    assert.equal(ctl.takeIdle(0) >= 0, true);
+    assert.equal(ctl.stats().peakBusy, 2, 'one busy now, two before');
+    // The stack is down to one; two more spawns: the second finds none and grows the pool.
+    assert.equal(ctl.takeIdle(0) >= 0, true);
+    assert.equal(ctl.stats().peakBusy, 2);
+    assert.equal(ctl.takeIdle(0) >= 0, true);
+    assert.equal(ctl.stats().peakBusy, 3);
+    assert.equal(ctl.takeIdle(0), -1);
+    assert.equal(ctl.reserveSlot(), 3);
+    ctl.noteGrown();
+    assert.equal(ctl.stats().peakBusy, 4);
+  });
+
   test('the main worker\'s wait for the prewarmed pool ends when every idle worker has booted, or at its bound (counted)', () => {
     const { ctl, keeper } = pool(4, 0);
     keeper.prewarm(2);
@@ -134,7 +156,7 @@ describe('pool: control block and top-up', () => {
     ctl.takeIdle(0);
     keeper.topUp();
     assert.deepEqual(started, [0, 2, 3, 4]);
-    assert.deepEqual(ctl.stats(), { started: 5, grown: 1, waited: 2, bootTimeouts: 0, idle: 2, spare: 2 });
+    assert.deepEqual(ctl.stats(), { started: 5, grown: 1, waited: 2, bootTimeouts: 0, peakBusy: 3, idle: 2, spare: 2 });
   });
 
   test('prewarm and top-up stop at the pool maximum', () => {

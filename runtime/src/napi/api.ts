@@ -13,7 +13,7 @@
  */
 import { SpindleError } from '../errors.js';
 import { ownEmnapi, withOwnPlugins, emnapiAsyncWorkPlugin, emnapiTSFNPlugin } from './emnapi.js';
-import { instantiate, instantiateSync, disposeNapi, type NapiHostOptions, type NapiInstantiateOptions, type NapiPlatform, type NapiSource, type WasmInput } from './host.js';
+import { instantiate, instantiateSync, disposeNapi, napiPoolStats, type NapiHostOptions, type NapiInstantiateOptions, type NapiPlatform, type NapiSource, type WasmInput } from './host.js';
 import { memoryFsOf } from './memory-fs.js';
 
 /** The direct API's options: spindle's (files, environment, threads) and two of emnapi's. */
@@ -85,7 +85,7 @@ export function registerNapiRs({ instance }: { instance: WebAssembly.Instance })
   }
 }
 
-export { disposeNapi, emnapiAsyncWorkPlugin, emnapiTSFNPlugin };
+export { disposeNapi, emnapiAsyncWorkPlugin, emnapiTSFNPlugin, napiPoolStats };
 
 /** emnapi's worker-side message handler (used by generated worker scripts; spindle's threads do not need it). */
 export const MessageHandler = ownEmnapi.core.MessageHandler;

@@ -21,7 +21,7 @@ import { hostOptionsOfWasi, WASI } from './wasi.js';
 export { WASI };
 export {
   MessageHandler, createContext, createFsProxy, createOnMessage, disposeNapi, emnapiAsyncWorkPlugin, emnapiTSFNPlugin,
-  getDefaultContext, registerNapiRs,
+  getDefaultContext, napiPoolStats, registerNapiRs,
 } from './api.js';
 export type { NapiExports, NapiOptions } from './api.js';
 export type { NapiHostOptions, NapiInstantiateOptions, NapiSource } from './host.js';

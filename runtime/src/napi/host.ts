@@ -26,6 +26,7 @@
 import { SpindleError } from '../errors.js';
 import { isWasiImport } from '../known-imports.js';
 import { loadProgram, loadProgramSync, readModuleSource, type GuardRewrite, type LoadedProgram } from '../load.js';
+import type { PoolStats } from '../control.js';
 import { Program, type OutputOption } from '../program.js';
 import type { FsOptions } from '../fs/program-fs.js';
 import { memoryMountsOf, type MemoryMounts } from '../fs/memory-mounts.js';
@@ -111,6 +112,14 @@ export interface NapiPlatform {
    * scripts load meanwhile (napi/browser.ts); `release` ends those the pool did not take.
    */
   warm?(count: number): Spares;
+  /**
+   * Node: the most pool workers earlier runs of an addon had busy at once, by its cache key
+   * (`LoadedProgram.cacheKey`), and recording this run's (platform/node/pool-demand.ts).
+   */
+  readonly poolDemand?: {
+    read(key: string): number | undefined;
+    keepAtExit(key: string, peak: () => number): void;
+  };
 }
 
 /** Pool workers started ahead of their program (`NapiPlatform.warm`). */
@@ -168,13 +177,27 @@ function fileName(options: NapiInstantiateOptions): string {
  * not per copy of this module (in Node, spindle/napi's CommonJS file and the ES modules a program
  * may also import: memory-fs.ts says why there are two).
  */
-const sessions: WeakMap<object, { dispose(): Promise<void> }> = ((globalThis as Record<symbol, unknown>)[Symbol.for('spindle.napi.sessions')] ??= new WeakMap()) as WeakMap<object, { dispose(): Promise<void> }>;
+const sessions: WeakMap<object, SessionHandle> = ((globalThis as Record<symbol, unknown>)[Symbol.for('spindle.napi.sessions')] ??= new WeakMap()) as WeakMap<object, SessionHandle>;
+
+interface SessionHandle { dispose(): Promise<void>; poolStats(): PoolStats }
+
+function sessionOf(exports: object): SessionHandle {
+  const s = sessions.get(exports);
+  if (!s) throw new SpindleError('BAD_OPTION', 'not the exports of an addon loaded by spindle/napi');
+  return s;
+}
 
 /** Ends the program behind an addon's exports: its pool workers stop; the addon can no longer be used. */
 export function disposeNapi(exports: object): Promise<void> {
-  const s = sessions.get(exports);
-  if (!s) throw new SpindleError('BAD_OPTION', 'not the exports of an addon loaded by spindle/napi');
-  return s.dispose();
+  return sessionOf(exports).dispose();
+}
+
+/**
+ * The pool counters of the program behind an addon's exports (Program.poolStats): workers
+ * started, spawns that grew the pool, the most workers busy at once so far, ...
+ */
+export function napiPoolStats(exports: object): PoolStats {
+  return sessionOf(exports).poolStats();
 }
 
 /** One addon on spindle: its emnapi pair, its program, the channel from its threads. */
@@ -234,7 +257,7 @@ class NapiSession {
     const h = this.host;
     this.program = new Program(this.loaded, {
       args: h.args, argv0: this.loaded.name, env: h.env, stdout: h.stdout, stderr: h.stderr, stdin: '',
-      threads: h.threads, maxThreads: h.maxThreads, memory,
+      threads: h.threads ?? this.rememberedThreads(), maxThreads: h.maxThreads, memory,
       dirs: h.dirs, mounts: h.memoryMounts ? h.memoryMounts.guests : h.mounts, preload: h.preload, save: h.save,
     }, this.platform);
     // The pool's first workers (Program's default: 2 x cores) find their channels open, unless
@@ -243,6 +266,17 @@ class NapiSession {
     const embed: NapiEmbed = { urls: this.emnapi.urls, channel: this.messages.name, own: this.messages.own, filename: this.loaded.name };
     const spindle = this.program.startReactorSync({ workerScript: this.np.workerScript, detached: this.np.detached, embed, memory: h.memoryMounts });
     return mergeImports(theirs, spindle, this.messages.envOverrides(() => this.table()));
+  }
+
+  /**
+   * The pool to prewarm when the caller chose none: as many workers as earlier runs of this addon
+   * had busy at once (NapiPlatform.poolDemand), at most the default; undefined (the default,
+   * 2 x cores) without a record.
+   */
+  private rememberedThreads(): number | undefined {
+    const key = this.loaded.cacheKey;
+    const demand = key === undefined ? undefined : this.np.poolDemand?.read(key);
+    return demand === undefined ? undefined : Math.min(demand, 2 * this.platform.cpuCount());
   }
 
   private table(): WebAssembly.Table {
@@ -279,6 +313,8 @@ class NapiSession {
   }
 
   private started(source: NapiSource): NapiSource {
+    const key = this.loaded.cacheKey;
+    if (key !== undefined) this.np.poolDemand?.keepAtExit(key, () => this.program!.poolStats().peakBusy);
     source.napiModule.emnapi.addSendListener(this.messages.port);
     sessions.set(source.napiModule.exports, this);
     void this.program!.ended().then((code) => {
@@ -293,6 +329,10 @@ class NapiSession {
     this.disposed = true;
     this.messages.close();
     this.program?.kill(1);
+  }
+
+  poolStats(): PoolStats {
+    return this.program!.poolStats();
   }
 
   async dispose(): Promise<void> {

@@ -17,7 +17,7 @@ import { SpindleError } from '../errors.js';
 export { WASI } from './wasi.js';
 export {
   MessageHandler, createContext, createFsProxy, createOnMessage, disposeNapi, emnapiAsyncWorkPlugin, emnapiTSFNPlugin,
-  getDefaultContext, registerNapiRs,
+  getDefaultContext, napiPoolStats, registerNapiRs,
 } from './api.js';
 export type { NapiExports, NapiOptions } from './api.js';
 export type { NapiHostOptions, NapiInstantiateOptions, NapiSource } from './host.js';

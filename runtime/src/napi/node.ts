@@ -25,6 +25,7 @@ import { pathToFileURL } from 'node:url';
 import { nodePlatform } from '../platform/node/index.js';
 import type { Platform } from '../platform/types.js';
 import { cachedGuardThreads } from '../platform/node/guard-cache.js';
+import { rememberDemandAtExit, rememberedDemand } from '../platform/node/pool-demand.js';
 import { ownEmnapi, type Emnapi, type EmnapiCore, type EmnapiRuntime } from './emnapi.js';
 import type { NapiHostOptions, NapiPlatform } from './host.js';
 import type { NapiEmbed } from './thread.js';
@@ -158,6 +159,8 @@ export const nodeNapi: NapiPlatform = {
   // An addon of 1 MiB or more (rolldown's is 12 MB) has its thread-guard rewrite kept across
   // runs, as the CLI's programs (README: SPINDLE_CACHE_DIR).
   guardRewrite: (bytes) => cachedGuardThreads(bytes),
+  // Such an addon's next run prewarms as many pool workers as its runs had busy at once.
+  poolDemand: { read: (key) => rememberedDemand(key), keepAtExit: rememberDemandAtExit },
   platformFor: ownerPlatform,
   // The workers that workers start post on BroadcastChannels. Node hands a channel's message to
   // every other instance of its name, also on a worker whose JavaScript never runs again (idle or

@@ -54,10 +54,10 @@ export function cachedGuardThreads(bytes: Uint8Array, dir = cacheDir(), rewrite 
   const key = createHash('sha256').update(maker).update(bytes).digest('hex');
   const file = join(dir, 'thread-guards', `${key}.bin`);
   const hit = readEntry(file, bytes);
-  if (hit) return hit;
+  if (hit) return { ...hit, key };
   const result = rewrite(bytes);
   writeEntry(file, result);
-  return result;
+  return { ...result, key };
 }
 
 /** An entry's header: the GuardResult without its bytes, and the length of the module that follows. */
@@ -78,7 +78,7 @@ function readEntry(file: string, original: Uint8Array): GuardResult | undefined 
 
 function writeEntry(file: string, r: GuardResult): void {
   const module = r.unchanged === undefined ? r.bytes : new Uint8Array(0);
-  const { bytes: _, ...facts } = r;
+  const { bytes: _, key: __, ...facts } = r;
   const header: Header = { ...facts, length: module.length };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const length = Buffer.alloc(4);

@@ -1,0 +1,65 @@
+/**
+ * How many pool workers an addon's runs needed at once, kept across runs (Node, the napi host).
+ *
+ * The napi host prewarms 2 x cores workers by default, booted beside the addon's compile: a
+ * worker costs ~30-40 ms of CPU to boot, and on 2 cores the boots an addon never uses take CPU
+ * from its load and its first call. Addons differ: rolldown's bundles keep at most 3 workers busy
+ * at once, oxc-parser's `parse()` 4 (its async work pool), and nothing in a binding says which
+ * (bench/results/napi-2026-11-27-load: 3 prewarmed cut rolldown's load + first bundle by
+ * 85-100 ms, and cost oxc 10-20% of its job, whose fourth spawn then grew the pool). So a run
+ * records the most workers it had busy at once (control.ts PEAK_BUSY), and the next run of the
+ * same addon prewarms that many (never more than the default). A run that needs more grows the
+ * pool as any program does, and raises the record for the runs after it.
+ *
+ * Entries: `<dir>/pool-demand/<key>`, key = the addon's thread-guard cache key (guard-cache.ts: a
+ * hash of its bytes and of the runtime, so a new build of either starts over), content the count
+ * in decimal. The record only grows (the highest of all runs): a run that used fewer workers
+ * (a short one, or one that only loaded the addon) never makes the next one start with too few.
+ *
+ * Invariants: an entry is written whole or not at all (writeEntryAtomic); one that does not
+ * parse as a count in [1, MAX_DEMAND] is ignored (and replaced at the next run's end). Like every
+ * cache here it only saves time: an I/O error means "no record" and is never reported.
+ * Directory: cache-dir.ts; SPINDLE_CACHE_DIR=none turns it off.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cacheDir, writeEntryAtomic } from './cache-dir.js';
+
+/** The largest count a record may hold (Program's maxThreads default). */
+const MAX_DEMAND = 512;
+
+function entryOf(key: string, dir: string): string {
+  return join(dir, 'pool-demand', key);
+}
+
+/** The recorded demand of the addon with cache key `key`, or undefined when there is none. */
+export function rememberedDemand(key: string, dir = cacheDir()): number | undefined {
+  if (!dir) return undefined;
+  try {
+    const text = readFileSync(entryOf(key, dir), 'latin1');
+    if (!/^[0-9]{1,4}$/.test(text)) return undefined;
+    const n = Number(text);
+    return n >= 1 && n <= MAX_DEMAND ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Records that a run of `key` had `peak` workers busy at once, if that is more than recorded. */
+export function rememberDemand(key: string, peak: number, dir = cacheDir()): void {
+  if (!dir || !Number.isInteger(peak) || peak < 1) return;
+  const n = Math.min(peak, MAX_DEMAND);
+  const old = rememberedDemand(key, dir);
+  if (old !== undefined && old >= n) return;
+  writeEntryAtomic(entryOf(key, dir), Buffer.from(String(n), 'latin1'));
+}
+
+/**
+ * Records, when this process exits, the peak that `peak()` reads then (the program's poolStats):
+ * Node runs 'exit' listeners synchronously, and the addon's workers never keep the process alive.
+ */
+export function rememberDemandAtExit(key: string, peak: () => number): void {
+  process.once('exit', () => {
+    try { rememberDemand(key, peak()); } catch { /* only a cache */ }
+  });
+}
