@@ -206,7 +206,8 @@ export class Control {
    * Takes an idle worker for a new thread: a ready one if there is one; else, when a worker is
    * about to be ready (instantiating for its next thread, ~0.1-0.3 ms), waits up to `waitMs` for
    * it; else one that is still booting (its thread starts once it has booted: counted in
-   * WAITED). Returns -1 when no worker is idle.
+   * WAITED). Returns -1 when no worker is idle. A thread that may not block (a page's thread,
+   * where Atomics.wait throws: it runs a napi addon's calls in browsers) does not wait.
    */
   takeIdle(waitMs: number): number {
     const deadline = Date.now() + waitMs;
@@ -215,7 +216,11 @@ export class Control {
       const slot = this.popIdle(true);
       if (slot >= 0) return slot;
       if (Atomics.load(this.words, PREPARING) === 0 || Date.now() >= deadline) break;
-      Atomics.wait(this.words, READY_SEQ, seq, 0.5);
+      try {
+        Atomics.wait(this.words, READY_SEQ, seq, 0.5);
+      } catch {
+        break; // a thread that may not block
+      }
     }
     const slot = this.popIdle(false);
     if (slot >= 0) this.noteWaited();

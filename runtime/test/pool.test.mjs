@@ -64,6 +64,20 @@ describe('pool: control block and top-up', () => {
     assert.equal(ctl.stats().peakBusy, 4);
   });
 
+  test('a spawn on a thread that may not block (a page\'s thread, where Atomics.wait throws) takes a booting worker instead of waiting for a preparing one', () => {
+    const { ctl, keeper } = pool(4, 0);
+    keeper.prewarm(1); // slot 0 on the idle stack, still booting
+    ctl.beginPreparing(); // another worker is between two threads
+    const wait = Atomics.wait;
+    Atomics.wait = () => { throw new TypeError('Atomics.wait cannot be called in this context'); };
+    try {
+      assert.equal(ctl.takeIdle(2), 0);
+    } finally {
+      Atomics.wait = wait;
+    }
+    assert.equal(ctl.stats().waited, 1);
+  });
+
   test('the main worker\'s wait for the prewarmed pool ends when every idle worker has booted, or at its bound (counted)', () => {
     const { ctl, keeper } = pool(4, 0);
     keeper.prewarm(2);
