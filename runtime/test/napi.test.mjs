@@ -311,6 +311,25 @@ describe('spindle/napi in Node prewarms as many pool workers as earlier runs of 
       assert.equal(record().count, String(second.peak), 'a higher peak raises the record');
       const third = run();
       assert.equal(third.atLoad, Math.min(second.peak, 2 * cores), 'the next run prewarms the record (at most the default)');
+      // One process loading the addon again and again: one exit listener for all (one each made
+      // Node warn of a leak past ten), and the peak of a disposed program still counts.
+      writeFileSync(record().file, '1');
+      writeFileSync(join(box, 'many.mjs'), `import { loadNapiSync, disposeNapi } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'runtime', 'dist', 'napi', 'index.js')).href)};
+        const peaks = [];
+        for (let i = 0; i < 12; i++) {
+          const oxc = loadNapiSync(${JSON.stringify(wasm)});
+          if (i === 0) await Promise.all([1, 2, 3, 4].map((n) => oxc.parse('a' + n + '.ts', 'let n = ' + n, {})));
+          peaks.push((await import(${JSON.stringify(pathToFileURL(join(repoRoot, 'runtime', 'dist', 'napi', 'index.js')).href)})).napiPoolStats(oxc).peakBusy);
+          await disposeNapi(oxc);
+          if (i === 0) peaks.listeners = process.listenerCount('exit');
+        }
+        console.log(JSON.stringify({ first: peaks[0], afterOne: peaks.listeners, afterAll: process.listenerCount('exit') }));`);
+      const r = spawnSync(process.execPath, [join(box, 'many.mjs')], { encoding: 'utf8', timeout: RUN_TIMEOUT_MS, env: { ...process.env, SPINDLE_CACHE_DIR: cache } });
+      assert.equal(r.status, 0, `the script failed:\n${r.stdout}${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /MaxListenersExceededWarning/);
+      const many = JSON.parse(r.stdout.trim().split('\n').pop());
+      assert.equal(many.afterAll, many.afterOne, 'exit listeners after 12 loads and after one');
+      assert.equal(record().count, String(Math.max(1, many.first)), 'the first (disposed) program\'s peak is recorded');
     } finally {
       rmSync(box, { recursive: true, force: true });
     }

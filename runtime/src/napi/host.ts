@@ -118,7 +118,8 @@ export interface NapiPlatform {
    */
   readonly poolDemand?: {
     read(key: string): number | undefined;
-    keepAtExit(key: string, peak: () => number): void;
+    /** Records `peak()` at exit; the returned function takes it at once (the program ended). */
+    keepAtExit(key: string, peak: () => number): () => void;
   };
 }
 
@@ -209,6 +210,8 @@ class NapiSession {
   private program: Program | undefined;
   private instance: WebAssembly.Instance | undefined;
   private disposed = false;
+  /** Takes this program's peak for the pool-demand record now (NapiPlatform.poolDemand). */
+  private settleDemand: (() => void) | undefined;
 
   constructor(private readonly np: NapiPlatform, private readonly loaded: LoadedProgram, private readonly options: NapiInstantiateOptions, host: NapiHostOptions,
     spares?: Spares) {
@@ -314,7 +317,7 @@ class NapiSession {
 
   private started(source: NapiSource): NapiSource {
     const key = this.loaded.cacheKey;
-    if (key !== undefined) this.np.poolDemand?.keepAtExit(key, () => this.program!.poolStats().peakBusy);
+    if (key !== undefined) this.settleDemand = this.np.poolDemand?.keepAtExit(key, () => this.program!.poolStats().peakBusy);
     source.napiModule.emnapi.addSendListener(this.messages.port);
     sessions.set(source.napiModule.exports, this);
     void this.program!.ended().then((code) => {
@@ -338,6 +341,7 @@ class NapiSession {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    this.settleDemand?.();
     this.program!.kill(0);
     await this.program!.ended();
   }

@@ -55,11 +55,41 @@ export function rememberDemand(key: string, peak: number, dir = cacheDir()): voi
 }
 
 /**
- * Records, when this process exits, the peak that `peak()` reads then (the program's poolStats):
- * Node runs 'exit' listeners synchronously, and the addon's workers never keep the process alive.
+ * Peaks to record at exit, by key: the highest settled so far and the programs still running
+ * (their `peak()` is read at exit). One 'exit' listener for the whole process, however many
+ * addons it loads (a listener each made Node warn of a leak past ten).
  */
-export function rememberDemandAtExit(key: string, peak: () => number): void {
-  process.once('exit', () => {
-    try { rememberDemand(key, peak()); } catch { /* only a cache */ }
-  });
+const atExit = new Map<string, { settled: number; running: Set<() => number> }>();
+let listening = false;
+
+/**
+ * Records `key`'s peak when this process exits, reading `peak()` then (Node runs 'exit'
+ * listeners synchronously; the addon's workers never keep the process alive). Returns what the
+ * program's end calls (disposeNapi): its peak is taken at once and `peak` is not kept.
+ */
+export function rememberDemandAtExit(key: string, peak: () => number): () => void {
+  let entry = atExit.get(key);
+  if (!entry) atExit.set(key, entry = { settled: 0, running: new Set() });
+  const e = entry;
+  e.running.add(peak);
+  if (!listening) {
+    listening = true;
+    process.once('exit', recordAll);
+  }
+  return () => {
+    if (!e.running.delete(peak)) return;
+    e.settled = Math.max(e.settled, readPeak(peak));
+  };
+}
+
+function recordAll(): void {
+  for (const [key, e] of atExit) {
+    let peak = e.settled;
+    for (const p of e.running) peak = Math.max(peak, readPeak(p));
+    try { rememberDemand(key, peak); } catch { /* only a cache */ }
+  }
+}
+
+function readPeak(peak: () => number): number {
+  try { return peak(); } catch { return 0; }
 }
