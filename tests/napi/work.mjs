@@ -1,7 +1,7 @@
 // One napi-rs job on one route, in this process; prints one JSON line: what was done, a digest of
 // every output (the tests compare routes by it) and the time and peak memory (bench/napi).
 //
-//   node tests/napi/work.mjs ROUTE JOB [--project DIR] [--repeat N]
+//   node tests/napi/work.mjs ROUTE JOB [--project DIR] [--repeat N] [--settle MS]
 //   ROUTE  stock   the packages' own loaders on @napi-rs/wasm-runtime (tests/napi/stock)
 //          direct  spindle/napi's API (loadNapiSync) on the same .wasm files
 //          dropin  the packages' own loaders with '@napi-rs/wasm-runtime' installed as spindle's
@@ -11,6 +11,9 @@
 //          bundle       rolldown bundles tests/napi/project, or --project DIR (files read through
 //                       WASI: spindle from a host directory holding the project only), N times
 //                       (--repeat, default 1; the digest is the last bundle's)
+//   --settle MS  waits MS ms between loading the binding and the job, so that what the load left
+//                running (pool workers booting, V8's background compiles) is done before the job
+//                (bench/results/napi-2026-11-27-first and -boot: is bundle 1's cost its own?)
 // Times: loadMs (loading the binding), jobMs (the job after that, per repetition for bundle: the
 // mean), firstMs (bundle: the first repetition, on code not yet optimized); loadCpuMs and jobCpuMs
 // the CPU time of the process (all its threads) in the same spans, which a loaded machine
@@ -38,8 +41,9 @@ const [route, job, ...rest] = process.argv.slice(2);
 const option = (name, fallback) => { const i = rest.indexOf(name); return i >= 0 ? rest[i + 1] : fallback; };
 const projectDir = option('--project', project);
 const repeat = Number(option('--repeat', '1'));
-if (!fixtures[route] || !['parse', 'bundle'].includes(job) || !(repeat >= 1)) {
-  console.error('usage: node tests/napi/work.mjs stock|direct|dropin parse|bundle [--project DIR] [--repeat N]');
+const settleMs = Number(option('--settle', '0'));
+if (!fixtures[route] || !['parse', 'bundle'].includes(job) || !(repeat >= 1) || !(settleMs >= 0)) {
+  console.error('usage: node tests/napi/work.mjs stock|direct|dropin parse|bundle [--project DIR] [--repeat N] [--settle MS]');
   process.exit(2);
 }
 const fixture = fixtures[route];
@@ -70,6 +74,7 @@ async function parse() {
   const binding = await oxc();
   const loadMs = Math.round(performance.now() - tLoad);
   const loadCpuMs = Math.round(cpuMsSince(cLoad));
+  await settle();
   let jobCpuUs = 0;
   let syncMs = 0;
   const sync = digestOf(files, (f) => {
@@ -144,6 +149,7 @@ async function bundle() {
   requireSpindleBinding();
   const loadMs = Math.round(performance.now() - tLoad);
   const loadCpuMs = Math.round(cpuMsSince(cLoad));
+  await settle();
   const tJob = performance.now();
   const cJob = process.cpuUsage();
   let out;
@@ -160,4 +166,9 @@ async function bundle() {
   const chunks = out.output.map((o) => [o.fileName, o.type === 'chunk' ? o.code : String(o.source)]).sort((a, b) => (a[0] < b[0] ? -1 : 1));
   for (const c of chunks) h.update(JSON.stringify(c));
   return { files: chunks.length, bytes: chunks.reduce((n, c) => n + c[1].length, 0), digest: h.digest('hex'), loadMs, jobMs, firstMs, loadCpuMs, jobCpuMs };
+}
+
+/** The pause `--settle` asks for, between the load and the job. */
+function settle() {
+  return settleMs > 0 ? new Promise((resolve) => setTimeout(resolve, settleMs)) : undefined;
 }
