@@ -73,6 +73,11 @@ export interface ReactorSetup {
   memory?: MemoryMounts;
 }
 
+/** The `threads` option's default: workers prewarmed for 2 x the available cores. */
+export function defaultThreads(platform: Platform): number {
+  return 2 * platform.cpuCount();
+}
+
 export class Program {
   private readonly ctl: Control;
   private readonly pool: PoolKeeper;
@@ -208,7 +213,7 @@ export class Program {
   }
 
   private poolSize(): number {
-    return this.program.usesThreads ? checkCount('threads', this.options.threads ?? 2 * this.platform.cpuCount(), 0) : 0;
+    return this.program.usesThreads ? checkCount('threads', this.options.threads ?? defaultThreads(this.platform), 0) : 0;
   }
 
   private async run(): Promise<number> {

@@ -27,7 +27,7 @@ import { SpindleError } from '../errors.js';
 import { isWasiImport } from '../known-imports.js';
 import { loadProgram, loadProgramSync, readModuleSource, type GuardRewrite, type LoadedProgram } from '../load.js';
 import type { PoolStats } from '../control.js';
-import { Program, type OutputOption } from '../program.js';
+import { defaultThreads, Program, type OutputOption } from '../program.js';
 import type { FsOptions } from '../fs/program-fs.js';
 import { memoryMountsOf, type MemoryMounts } from '../fs/memory-mounts.js';
 import { MemFs } from '../fs/memfs.js';
@@ -156,7 +156,7 @@ export async function instantiate(np: NapiPlatform, input: WasmInput | Promise<W
   const read = await readModuleSource(source as Exclude<WasmInput, Response>, np.platform.readFile);
   // The pool's first workers start now, once the addon is read (their scripts would compete with
   // the download), so that they boot while it is rewritten and compiled.
-  const spares = np.warm?.(hostOptionsOf(np, options, host).threads ?? 2 * np.platform.cpuCount());
+  const spares = np.warm?.(hostOptionsOf(np, options, host).threads ?? defaultThreads(np.platform));
   try {
     const loaded = await loadProgram(read, isNapiImport, undefined, 'reactor', np.guardRewrite);
     // Memory mounts asked for by path: made now (the memory-FS module compiles asynchronously).
@@ -265,7 +265,7 @@ class NapiSession {
     }, this.platform);
     // The pool's first workers (Program's default: 2 x cores) find their channels open, unless
     // they post to the owner (platformFor): then only the spares for workers that workers start.
-    this.messages.openAhead(this.np.platformFor ? 0 : h.threads ?? 2 * this.platform.cpuCount());
+    this.messages.openAhead(this.np.platformFor ? 0 : h.threads ?? defaultThreads(this.platform));
     const embed: NapiEmbed = { urls: this.emnapi.urls, channel: this.messages.name, own: this.messages.own, filename: this.loaded.name };
     const spindle = this.program.startReactorSync({ workerScript: this.np.workerScript, detached: this.np.detached, embed, memory: h.memoryMounts });
     return mergeImports(theirs, spindle, this.messages.envOverrides(() => this.table()));
@@ -279,7 +279,7 @@ class NapiSession {
   private rememberedThreads(): number | undefined {
     const key = this.loaded.cacheKey;
     const demand = key === undefined ? undefined : this.np.poolDemand?.read(key);
-    return demand === undefined ? undefined : Math.min(demand, 2 * this.platform.cpuCount());
+    return demand === undefined ? undefined : Math.min(demand, defaultThreads(this.platform));
   }
 
   private table(): WebAssembly.Table {

@@ -68,9 +68,8 @@ let listening = false;
  * program's end calls (disposeNapi): its peak is taken at once and `peak` is not kept.
  */
 export function rememberDemandAtExit(key: string, peak: () => number): () => void {
-  let entry = atExit.get(key);
-  if (!entry) atExit.set(key, entry = { settled: 0, running: new Set() });
-  const e = entry;
+  const e = atExit.get(key) ?? { settled: 0, running: new Set<() => number>() };
+  atExit.set(key, e);
   e.running.add(peak);
   if (!listening) {
     listening = true;
