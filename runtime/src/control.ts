@@ -228,6 +228,29 @@ export class Control {
   }
 
   /**
+   * At the pool's maximum: waits up to `waitMs` for a worker to come back on the idle stack and
+   * takes it. A thread the program has joined still holds its worker until that worker has its
+   * next instance (`beginPreparing` follows the end of `wasi_thread_start`, after the join was
+   * woken; on a loaded machine that can take milliseconds), so a spawn at the maximum right after
+   * a join must wait for it instead of failing. Returns -1 after `waitMs` (the program does have
+   * that many threads alive: EAGAIN), after the exit, or at once on a thread that may not block.
+   */
+  awaitIdle(waitMs: number): number {
+    const deadline = Date.now() + waitMs;
+    for (;;) {
+      const slot = this.popIdle(false);
+      if (slot >= 0) return slot;
+      const left = deadline - Date.now();
+      if (left <= 0 || this.exited) return -1;
+      try {
+        Atomics.wait(this.words, IDLE_COUNT, 0, Math.min(left, 5)); // pushIdle notifies; the slice sees an exit
+      } catch {
+        return -1; // a thread that may not block
+      }
+    }
+  }
+
+  /**
    * Waits until no worker on the idle stack is still booting (each has its instance), the program
    * ended, or `maxMs` passed. The main worker calls it before `_start` (pool-worker.ts).
    */

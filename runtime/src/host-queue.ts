@@ -41,23 +41,25 @@ export class HostQueue {
     return q;
   }
 
-  /**
-   * Counts a new hosted thread against `max` live ones; false when there are still `max` after
-   * `waitMs` (the spawn then fails with EAGAIN, as past the pool's maximum). The wait covers a
-   * thread that a join has just seen end but whose host worker has not released it yet (the
-   * release follows the end of `wasi_thread_start` by a microtask); on a thread that may not
-   * block, pass 0.
-   */
-  reserve(max: number, waitMs: number): boolean {
-    const deadline = Date.now() + waitMs;
+  /** Counts a new hosted thread against `max` live ones; false when `max` are live (thread.ts waits, then EAGAIN). */
+  tryReserve(max: number): boolean {
     for (;;) {
       const live = Atomics.load(this.words, LIVE);
-      if (live >= Math.min(max, this.words[CAPACITY]!)) {
-        if (Date.now() >= deadline) return false;
-        Atomics.wait(this.words, LIVE, live, 0.5);
-        continue;
-      }
+      if (live >= Math.min(max, this.words[CAPACITY]!)) return false;
       if (Atomics.compareExchange(this.words, LIVE, live, live + 1) === live) return true;
+    }
+  }
+
+  /**
+   * Waits up to `ms` for a hosted thread to be released (`release`). False on a thread that may
+   * not block (Atomics.wait throws there), which must not wait.
+   */
+  waitRelease(ms: number): boolean {
+    try {
+      Atomics.wait(this.words, LIVE, Atomics.load(this.words, LIVE), ms);
+      return true;
+    } catch {
+      return false;
     }
   }
 

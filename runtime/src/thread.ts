@@ -266,12 +266,10 @@ function spawnThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: 
   const grow = slot < 0;
   if (grow && init.hosting && Atomics.load(ctl.words, SLOTS_USED) >= init.hosting.after) return hostThread(init, platform, ctl, stdio, arg);
   if (grow) slot = ctl.reserveSlot();
-  if (slot < 0) return -6; // EAGAIN: the pool is at its maximum
+  if (slot < 0) return spawnOnIdle(init, ctl, arg, ctl.awaitIdle(AT_MAX_WAIT_MS)); // the pool is at its maximum
   const tid = ctl.nextThreadId();
   if (tid < 0) { if (!grow) ctl.pushIdle(slot); return -6; }
-  // The new thread's stack and TLS were allocated (and the TLS written, by a bulk copy that
-  // checks bounds) on this thread: this thread's view of the memory covers them.
-  ctl.command(slot, init.slot < 0 && !init.hostWorker ? CMD_RUN_OWNER_THREAD : CMD_RUN_THREAD, tid, arg, init.memory ? init.memory.buffer.byteLength / WASM_PAGE : 0);
+  commandThread(init, ctl, slot, tid, arg);
   if (grow) {
     ctl.noteStarted();
     ctl.noteGrown();
@@ -284,6 +282,32 @@ function spawnThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: 
 const WASM_PAGE = 65536;
 
 /**
+ * How long a spawn at the thread maximum (`maxThreads`) waits for a thread to end before it
+ * fails with EAGAIN. The wait ends as soon as a worker or a hosted thread is free: a thread
+ * the program has just joined frees its place a little after the join returns (its worker must
+ * first return from `wasi_thread_start`), so a program that keeps at most `maxThreads` threads
+ * alive never sees EAGAIN. Only a program that does have `maxThreads` threads alive waits this
+ * long. A thread that may not block (a page's thread in browsers) does not wait.
+ */
+const AT_MAX_WAIT_MS = 1000;
+
+/** Starts thread `arg` on the idle worker `slot` taken at the maximum, or fails (-6, EAGAIN) when there was none. */
+function spawnOnIdle(init: WorkerInit, ctl: Control, arg: number, slot: number): number {
+  if (slot < 0) return -6;
+  const tid = ctl.nextThreadId();
+  if (tid < 0) { ctl.pushIdle(slot); return -6; }
+  commandThread(init, ctl, slot, tid, arg);
+  return tid;
+}
+
+/** Gives thread `tid` (start argument `arg`) to the worker of `slot`, which this spawn took or reserved. */
+function commandThread(init: WorkerInit, ctl: Control, slot: number, tid: number, arg: number): void {
+  // The new thread's stack and TLS were allocated (and the TLS written, by a bulk copy that
+  // checks bounds) on this thread: this thread's view of the memory covers them.
+  ctl.command(slot, init.slot < 0 && !init.hostWorker ? CMD_RUN_OWNER_THREAD : CMD_RUN_THREAD, tid, arg, init.memory ? init.memory.buffer.byteLength / WASM_PAGE : 0);
+}
+
+/**
  * A spawn beyond the pool where threads are hosted (WorkerInit.hosting): queued for the host
  * workers (host-queue.ts), which the first such spawn starts. EAGAIN past maxThreads hosted threads.
  */
@@ -291,7 +315,13 @@ function hostThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: T
   const { queue: buffer, max, mainSlots, hosts } = init.hosting!;
   const queue = new HostQueue(buffer);
   // maxThreads counts every thread alive: those of the pool's slots (all busy: no slot was idle) too.
-  if (!queue.reserve(max - (Atomics.load(ctl.words, SLOTS_USED) - mainSlots), stdio.drainInline ? 0 : 2)) return -6;
+  // At the maximum, the first place to free up: a hosted thread released, or a pool worker idle.
+  const deadline = Date.now() + AT_MAX_WAIT_MS;
+  while (!queue.tryReserve(max - (Atomics.load(ctl.words, SLOTS_USED) - mainSlots))) {
+    const slot = ctl.takeIdle(0);
+    if (slot >= 0) return spawnOnIdle(init, ctl, arg, slot);
+    if (Date.now() >= deadline || ctl.exited || !queue.waitRelease(1)) return -6;
+  }
   const tid = ctl.nextThreadId();
   if (tid < 0) { queue.release(); return -6; }
   queue.push({ tid, arg, pages: init.memory ? init.memory.buffer.byteLength / WASM_PAGE : 0 });

@@ -1,4 +1,4 @@
-//! 1,000 short-lived threads, started in waves of 8 (so a small pool is reused, never exhausted);
+//! 1,000 short-lived threads, started in waves of 8 (a pool of 8 is reused, never exhausted);
 //! each adds its index to a shared total. Expected total: 0 + 1 + ... + 999 = 499500.
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
