@@ -2,14 +2,14 @@
 // threaded module's rewrite is read back instead of computed again, never a stale or partial
 // entry, and a cache that cannot be used changes nothing but the time.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { runCli, runtimeDir } from './helpers.mjs';
 import { command } from './fixtures/wasm-command.mjs';
 
-const { cachedGuardThreads, cacheDir, CACHE_MIN_BYTES } = await import(join(runtimeDir, 'dist', 'platform', 'node', 'guard-cache.js'));
+const { cachedGuardThreads, cacheDir, CACHE_MIN_BYTES, GUARD_ENTRIES, GUARD_BYTES } = await import(join(runtimeDir, 'dist', 'platform', 'node', 'guard-cache.js'));
 const { guardThreads } = await import(join(runtimeDir, 'dist', 'thread-guards.js'));
 
 const scratch = mkdtempSync(join(tmpdir(), 'spindle-guard-cache-'));
@@ -67,6 +67,37 @@ describe('cachedGuardThreads', () => {
     cachedGuardThreads(large, dir);
     cachedGuardThreads(command({ threads: true, padBytes: CACHE_MIN_BYTES + 1, fill: true }), dir);
     assert.equal(entries(dir).length, 2);
+  });
+
+  test('bounded: a write keeps the GUARD_ENTRIES newest entries within GUARD_BYTES; a read entry counts as new', () => {
+    const dir = freshDir(), folder = join(dir, 'thread-guards');
+    mkdirSync(folder, { recursive: true });
+    // Entries of earlier builds: 70 small ones (1,000 s apart, oldest first), then a 300 MiB one
+    // (sparse: no disk used) newer than them all.
+    const old = (i) => join(folder, `old-${String(i).padStart(3, '0')}.bin`);
+    for (let i = 0; i < 70; i++) {
+      writeFileSync(old(i), 'x');
+      utimesSync(old(i), 1.6e9 + i * 1000, 1.6e9 + i * 1000);
+    }
+    const huge = join(folder, 'huge.bin');
+    writeFileSync(huge, '');
+    truncateSync(huge, 300 << 20);
+    utimesSync(huge, 1.7e9, 1.7e9);
+    const first = cachedGuardThreads(large, dir);
+    const kept = entries(dir);
+    assert.equal(kept.length, GUARD_ENTRIES);
+    assert.ok(!kept.includes('huge.bin'), 'past GUARD_BYTES together: dropped');
+    assert.ok(kept.reduce((sum, f) => sum + statSync(join(folder, f)).size, 0) <= GUARD_BYTES);
+    assert.ok(kept.includes(`${first.key}.bin`), 'the new entry is kept');
+    for (let i = 0; i < 70; i++) assert.equal(kept.includes(`old-${String(i).padStart(3, '0')}.bin`), i >= 70 - (GUARD_ENTRIES - 1), `old-${i}`);
+    // A read touches its entry: made oldest, read, then the next write drops another one.
+    const mine = join(folder, `${first.key}.bin`);
+    utimesSync(mine, 1.5e9, 1.5e9);
+    cachedGuardThreads(large, dir);
+    assert.ok(statSync(mine).mtimeMs > Date.now() - 600_000, 'touched by the read');
+    cachedGuardThreads(command({ threads: true, padBytes: CACHE_MIN_BYTES + 1, fill: true }), dir);
+    assert.ok(existsSync(mine));
+    assert.equal(entries(dir).length, GUARD_ENTRIES);
   });
 
   test('a module under CACHE_MIN_BYTES is rewritten every time, nothing written', () => {

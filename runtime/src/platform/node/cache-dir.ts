@@ -11,10 +11,12 @@
  *
  * Invariants: an entry is written under a temporary name and renamed, so a reader never sees a
  * partial one. A cache only saves time: any I/O error means "do without" and is never reported.
- * A folder pruned with `keepNewest` holds at most that many files (the oldest go first).
+ * A folder pruned with `keepNewest` holds at most that many files, and with a byte bound at most
+ * that many bytes besides its newest file (the least recently written or `touch`ed go first):
+ * `cli/`, `worker-code/`, `thread-guards/`, `pool-demand/`. `node-compile/` is Node's and unbounded.
  * Loaded by the CLI's first file: imports nothing but Node built-ins the CLI loads anyway.
  */
-import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -41,26 +43,43 @@ export function writeEntryAtomic(file: string, data: Uint8Array | readonly Uint8
 }
 
 /**
- * Removes all but the `keep` most recently written files of `folder` (entries of builds, paths or
- * Node versions no longer run, and temporaries a crash left), so that it never grows without end.
+ * Removes all but the `keep` most recently written (or touched, `touch`) files of `folder`
+ * (entries of builds, paths or Node versions no longer run, and temporaries a crash left), and
+ * past the newest one, any file that would bring the kept ones above `maxBytes` together, so
+ * that it never grows without end.
  */
-export function keepNewest(folder: string, keep: number): void {
+export function keepNewest(folder: string, keep: number, maxBytes = Infinity): void {
   try {
     const files = readdirSync(folder).map((name) => {
       const path = join(folder, name);
       try {
-        return { path, mtime: statSync(path).mtimeMs };
+        const st = statSync(path);
+        return { path, mtime: st.mtimeMs, size: st.size };
       } catch {
-        return { path, mtime: 0 };
+        return { path, mtime: 0, size: 0 };
       }
     });
     files.sort((a, b) => b.mtime - a.mtime);
-    for (const f of files.slice(keep)) {
+    let kept = 0, bytes = 0;
+    for (const f of files) {
+      if (kept === 0 || (kept < keep && bytes + f.size <= maxBytes)) {
+        kept++;
+        bytes += f.size;
+        continue;
+      }
       try { unlinkSync(f.path); } catch { /* gone already, or not ours to remove */ }
     }
   } catch {
     // no folder: nothing to prune
   }
+}
+
+/** Marks `file` as just used, so `keepNewest` keeps it before entries written since; never fails. */
+export function touch(file: string): void {
+  try {
+    const now = new Date();
+    utimesSync(file, now, now);
+  } catch { /* a cache only saves time */ }
 }
 
 /**

@@ -10,6 +10,11 @@
  * header (the GuardResult without its bytes: counts, `unchanged`; and the length of the module
  * that follows), then the rewritten module (nothing when the module was left unchanged).
  *
+ * Bounds: at most GUARD_ENTRIES entries and GUARD_BYTES together (cache-dir.ts keepNewest, after
+ * each write); an entry read is touched, so the entries dropped first are those least recently used.
+ * (Unbounded before: a development machine's `thread-guards/` held 447 entries, 2.9 GB, each
+ * rebuild of the runtime a new key for every large module run.)
+ *
  * Invariants: an entry is written under a temporary name and renamed, so a reader never sees a
  * partial one; an entry that does not parse, or whose length is not the header's, is ignored
  * and written again. The cache only saves time: any I/O error means "compute it" and is never
@@ -20,10 +25,10 @@
 import type { createHash as CreateHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GUARD_VERSION, guardThreads, type GuardResult } from '../../thread-guards.js';
-import { cacheDir, writeEntryAtomic } from './cache-dir.js';
+import { cacheDir, keepNewest, touch, writeEntryAtomic } from './cache-dir.js';
 
 export { cacheDir };
 
@@ -33,6 +38,10 @@ const lazyRequire = createRequire(import.meta.url);
 
 /** Modules smaller than this are rewritten every time (1 MiB: ~35 ms of CPU at most). */
 export const CACHE_MIN_BYTES = 1 << 20;
+
+/** Most entries kept, and most bytes together (the newest entry is kept whatever its size). */
+export const GUARD_ENTRIES = 64;
+export const GUARD_BYTES = 256 << 20;
 
 /** What made the rewrite: a rebuilt runtime (another size or time of this file) is another key. */
 const maker = ((): string => {
@@ -54,9 +63,12 @@ export function cachedGuardThreads(bytes: Uint8Array, dir = cacheDir(), rewrite 
   const key = createHash('sha256').update(maker).update(bytes).digest('hex');
   const file = join(dir, 'thread-guards', `${key}.bin`);
   const hit = readEntry(file, bytes);
-  if (hit) return { ...hit, key };
+  if (hit) {
+    touch(file);
+    return { ...hit, key };
+  }
   const result = rewrite(bytes);
-  writeEntry(file, result);
+  if (writeEntry(file, result)) keepNewest(dirname(file), GUARD_ENTRIES, GUARD_BYTES);
   return { ...result, key };
 }
 
@@ -76,12 +88,12 @@ function readEntry(file: string, original: Uint8Array): GuardResult | undefined 
   }
 }
 
-function writeEntry(file: string, r: GuardResult): void {
+function writeEntry(file: string, r: GuardResult): boolean {
   const module = r.unchanged === undefined ? r.bytes : new Uint8Array(0);
   const { bytes: _, key: __, ...facts } = r;
   const header: Header = { ...facts, length: module.length };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const length = Buffer.alloc(4);
   length.writeUInt32LE(json.length, 0);
-  writeEntryAtomic(file, [length, json, module]);
+  return writeEntryAtomic(file, [length, json, module]);
 }

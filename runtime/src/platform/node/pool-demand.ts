@@ -23,10 +23,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cacheDir, writeEntryAtomic } from './cache-dir.js';
+import { cacheDir, keepNewest, touch, writeEntryAtomic } from './cache-dir.js';
 
 /** The largest count a record may hold (Program's maxThreads default). */
 const MAX_DEMAND = 512;
+
+/**
+ * Records kept (cache-dir.ts keepNewest, after each write; a record read is touched, so the least
+ * recently used go first): a key is a module's thread-guard key, new with each version of the addon
+ * or of spindle.
+ */
+export const DEMAND_ENTRIES = 256;
 
 function entryOf(key: string, dir: string): string {
   return join(dir, 'pool-demand', key);
@@ -39,7 +46,9 @@ export function rememberedDemand(key: string, dir = cacheDir()): number | undefi
     const text = readFileSync(entryOf(key, dir), 'latin1');
     if (!/^[0-9]{1,4}$/.test(text)) return undefined;
     const n = Number(text);
-    return n >= 1 && n <= MAX_DEMAND ? n : undefined;
+    if (n < 1 || n > MAX_DEMAND) return undefined;
+    touch(entryOf(key, dir));
+    return n;
   } catch {
     return undefined;
   }
@@ -51,7 +60,7 @@ export function rememberDemand(key: string, peak: number, dir = cacheDir()): voi
   const n = Math.min(peak, MAX_DEMAND);
   const old = rememberedDemand(key, dir);
   if (old !== undefined && old >= n) return;
-  writeEntryAtomic(entryOf(key, dir), Buffer.from(String(n), 'latin1'));
+  if (writeEntryAtomic(entryOf(key, dir), Buffer.from(String(n), 'latin1'))) keepNewest(join(dir, 'pool-demand'), DEMAND_ENTRIES);
 }
 
 /**
