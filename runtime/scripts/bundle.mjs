@@ -12,8 +12,11 @@
 //   dist/napi-worker.cjs  the napi host's pool worker for Node (src/napi/node-worker.ts and emnapi), one
 //                         CommonJS file (an iife), started through dist/node-worker-loader.cjs too
 //                         (dist/napi/worker.js stays for browsers and bundlers)
-//   dist/napi/index.cjs   spindle/napi in Node (src/napi/index.ts and emnapi), one CommonJS file;
-//                         dist/napi/index.js becomes a shim that requires it
+//   dist/napi/napi-bundle.cjs  spindle/napi in Node (src/napi/index.ts and emnapi), one CommonJS
+//                         file, run by dist/napi/index.cjs (package.json "require") with V8's code
+//                         cache of it kept across runs (platform/node/bundle-cache.ts; the bundle's
+//                         content hash from here); dist/napi/index.js becomes a shim that requires
+//                         index.cjs
 // Loading one file instead of ~30 modules saves ~30 ms per process and per worker. CommonJS rather
 // than one ES module: Node's ES module loader costs a process ~5 ms of CPU before the first line
 // runs (reading package.json for "type", an asynchronous read through node:fs/promises and its
@@ -51,6 +54,7 @@ await build({ ...common, entryPoints: ['dist/cli.js'], outfile: `dist/${CLI_BUND
 // cannot stand: esbuild keeps cli.ts's. (cli-start.ts's own is kept in dist/cli.cjs.)
 const cliBundle = readFileSync(`dist/${CLI_BUNDLE}`, 'utf8').replace(/^#![^\n]*\n/, '');
 writeFileSync(`dist/${CLI_BUNDLE}`, cliBundle);
+noDynamicImport(`dist/${CLI_BUNDLE}`, cliBundle);
 // The subcommands other than `run` stay their own ES modules (dist/bench.js, serve.js, check.js,
 // from tsc), which cli-start.ts imports when named (esbuild keeps those import() calls): bundled,
 // their Node built-ins (node:http, node:child_process) would load at every start of a program
@@ -63,7 +67,7 @@ await build({
   define: {
     ...common.define,
     __SPINDLE_CLI_BUNDLE__: JSON.stringify(CLI_BUNDLE),
-    __SPINDLE_CLI_BUILD__: JSON.stringify(createHash('sha256').update(cliBundle).digest('hex').slice(0, 16)),
+    __SPINDLE_CLI_BUILD__: JSON.stringify(contentHash(cliBundle)),
   },
 });
 chmodSync('dist/cli.cjs', 0o755);
@@ -96,25 +100,45 @@ await build({ ...common, format: 'iife', entryPoints: ['dist/napi/node-worker.js
 const asciiOnly = (file) => writeFileSync(file, readFileSync(file, 'utf8').replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
 asciiOnly('dist/napi-worker.cjs');
 // spindle/napi in Node (package.json "./napi": "require"; src/napi/index.ts with spindle's code and
-// its emnapi pair), one CommonJS file beside tsc's dist/napi/index.js, which then becomes a shim
-// that requires it: `import` and `require` of spindle/napi (and of the drop-in) get the same copy.
-// From ES modules, loading spindle/napi took ~55 ms of CPU on Node 20 and 26 (~60 modules, and
-// @emnapi/core's ES modules); this file ~17 ms. Not imported from ES modules directly: Node 20
-// takes ~115 ms of CPU to import a CommonJS file of this size (its exports are found by lexing
-// it), and `createRequire` skips that. It sits in dist/napi/, so URLs relative to it (the napi
-// worker) are those of index.js; the two defines are relative to dist/napi/ too.
+// its emnapi pair), one CommonJS file, dist/napi/napi-bundle.cjs, run by dist/napi/index.cjs (a few
+// lines: platform/node/bundle-cache.ts) with V8's code cache of it kept across runs in the cache
+// directory (`napi/`): compiling it cost a load ~10 ms of CPU of ~17-20 (Node 20 and 26). tsc's
+// dist/napi/index.js then becomes a shim that requires index.cjs: `import` and `require` of
+// spindle/napi (and of the drop-in) get the same copy. From ES modules, loading spindle/napi took
+// ~55 ms of CPU on Node 20 and 26 (~60 modules, and @emnapi/core's ES modules). Not imported from
+// ES modules directly: Node 20 takes ~115 ms of CPU to import a CommonJS file of this size (its
+// exports are found by lexing it), and `createRequire` skips that. Both files sit in dist/napi/,
+// so URLs relative to the bundle (the napi worker) are those of index.js; the two defines are
+// relative to dist/napi/ too.
 const NAPI_SHIM_MARK = '// spindle/napi in Node is dist/napi/index.cjs';
 const napiEsm = readFileSync('dist/napi/index.js', 'utf8');
 if (napiEsm.includes(NAPI_SHIM_MARK)) {
   throw new Error('dist/napi/index.js is the shim this script wrote, not tsc\'s output: run `npm run build` (tsc first)');
 }
+const NAPI_BUNDLE = 'napi-bundle.cjs';
 await build({
   ...common,
   entryPoints: ['dist/napi/index.js'],
-  outfile: 'dist/napi/index.cjs',
+  outfile: `dist/napi/${NAPI_BUNDLE}`,
   define: { ...common.define, __SPINDLE_NODE_WORKER__: '"../node-worker.cjs"', __SPINDLE_FS_WASM__: '"../spindle-fs.wasm"' },
 });
-asciiOnly('dist/napi/index.cjs');
+asciiOnly(`dist/napi/${NAPI_BUNDLE}`);
+const napiBundle = readFileSync(`dist/napi/${NAPI_BUNDLE}`, 'utf8');
+noDynamicImport(`dist/napi/${NAPI_BUNDLE}`, napiBundle);
+/** Entries kept in the cache directory's `napi/` (0.4-0.55 MB each after a rolldown run; a rebuild, a path, a Node line each make one). */
+const NAPI_ENTRIES = 16;
+await build({
+  ...common,
+  stdin: {
+    contents: `// spindle/napi in Node: ${NAPI_BUNDLE} run with V8's code cache (scripts/bundle.mjs, platform/node/bundle-cache.ts).
+const { requireWithCodeCache } = require('../platform/node/bundle-cache.js');
+module.exports = requireWithCodeCache(require('node:path').join(__dirname, ${JSON.stringify(NAPI_BUNDLE)}), ${JSON.stringify(contentHash(napiBundle))}, 'napi', ${NAPI_ENTRIES});
+`,
+    resolveDir: 'dist/napi',
+    sourcefile: 'napi-start.cjs',
+  },
+  outfile: 'dist/napi/index.cjs',
+});
 const napiNames = Object.keys(await import(new URL('../dist/napi/index.js', import.meta.url).href)).sort();
 writeFileSync('dist/napi/index.js', `${NAPI_SHIM_MARK} (scripts/bundle.mjs says why); this file re-exports it.
 import { createRequire } from 'node:module';
@@ -129,4 +153,18 @@ if (existsSync(fsModule)) {
   copyFileSync(fsModule, new URL('../dist/spindle-fs.wasm', import.meta.url));
 } else {
   console.warn('bundle: build/fs-module/spindle-fs.wasm is missing: memory mounts will not work; run `bash tools/build-fs-module.sh`');
+}
+
+/** The first 16 hex digits of a bundle's SHA-256: the part of its code cache key V8 cannot check. */
+function contentHash(text) {
+  return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}
+
+/**
+ * Refuses a bundle that bundle-cache.ts runs as a vm.Script if its code calls import(): that
+ * throws there (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING) where Node's own require would not.
+ */
+function noDynamicImport(file, text) {
+  const at = text.search(/(?<![\w$.])import\s*\(/);
+  if (at >= 0) throw new Error(`${file} calls import() (${JSON.stringify(text.slice(Math.max(0, at - 60), at + 40))}): it runs as a vm.Script (platform/node/bundle-cache.ts), where import() throws`);
 }
