@@ -43,7 +43,9 @@ function work(node, route, job) {
 /**
  * Runs `script` (which prints oxc's parse of `let n: number = 1`: "let") twice with the cache
  * directory `cache`: the first run must write exactly one entry into `folder`, the second must use
- * it (no new entry, the entry not rewritten).
+ * it (no new entry, the entry not rewritten). A rewrite is a new file renamed over the old one
+ * (cache-dir.ts writeEntryAtomic), hence another inode; a read may `touch` the entry (its mtime:
+ * guard-cache.ts marks what it reads as used), which keeps it.
  */
 function assertWrittenOnceThenUsed(box, script, cache, folder) {
   writeFileSync(join(box, 'load.mjs'), script);
@@ -57,10 +59,10 @@ function assertWrittenOnceThenUsed(box, script, cache, folder) {
   assert.equal(load(), 'let');
   const first = entries();
   assert.equal(first.length, 1, `entries in ${folder} after the first run: ${first.join(', ')}`);
-  const written = statSync(join(folder, first[0])).mtimeMs;
+  const written = statSync(join(folder, first[0])).ino;
   assert.equal(load(), 'let');
   assert.deepEqual(entries(), first, 'the second run made another entry');
-  assert.equal(statSync(join(folder, first[0])).mtimeMs, written, 'the second run rewrote the entry instead of using it');
+  assert.equal(statSync(join(folder, first[0])).ino, written, 'the second run rewrote the entry instead of using it');
 }
 
 for (const [line, node] of LINES) {
