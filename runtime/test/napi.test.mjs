@@ -11,12 +11,14 @@
 // Needs `bash tests/napi/setup.sh` (tools/test.sh runs it) and `bash tests/napi/peer/build.sh`.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { repoRoot, RUN_TIMEOUT_MS } from './helpers.mjs';
+
+const { COMPILE_ENTRIES, COMPILE_FOLDERS } = await import(pathToFileURL(join(repoRoot, 'runtime', 'dist', 'platform', 'node', 'worker-code.js')).href);
 
 const napiDir = join(repoRoot, 'tests', 'napi');
 // tools/node-lines.sh installs it there (tests/napi/setup.sh runs it).
@@ -395,7 +397,7 @@ describe('spindle/napi in Node keeps its pool workers\' compiled JavaScript acro
 
   // oxc-parser's generated loader brings emnapi 2.0.0-alpha.6, not spindle's pair: every pool
   // worker loads it (ES modules, through require(esm)), with Node's compile cache (Node 22.1+).
-  test('a loader\'s own emnapi pair: the first run keeps its compiled code in node-compile/, the next run uses it (Node 26)', () => {
+  test('a loader\'s own emnapi pair: the first run keeps its compiled code in node-compile/, the next run uses it, the folder stays bounded (Node 26)', () => {
     const box = mkdtempSync(join(tmpdir(), 'spindle-napi-compile-'));
     const cache = join(box, 'cache');
     const folder = join(cache, 'node-compile');
@@ -421,6 +423,27 @@ describe('spindle/napi in Node keeps its pool workers\' compiled JavaScript acro
       run();
       assert.deepEqual(files(), first, 'the second run made other entries');
       assert.deepEqual(first.map((f) => statSync(f).mtimeMs), written, 'the second run rewrote entries instead of using them');
+      // Bounded at exit: stale folders (other Node lines) beyond COMPILE_FOLDERS go, and stale
+      // entries beside this line's beyond COMPILE_ENTRIES; what this run used stays.
+      const line = dirname(first[0]);
+      for (let i = 0; i < COMPILE_FOLDERS + 2; i++) {
+        const other = join(folder, `v0.${i}.0-x64-stale`);
+        mkdirSync(other);
+        writeFileSync(join(other, 'entry'), 'x');
+        utimesSync(other, 1.6e9 + i, 1.6e9 + i);
+      }
+      for (let i = 0; i < COMPILE_ENTRIES + 5; i++) {
+        const f = join(line, `stale-${String(i).padStart(3, '0')}`);
+        writeFileSync(f, 'x');
+        utimesSync(f, 1.6e9 + i, 1.6e9 + i);
+      }
+      run();
+      const folders = readdirSync(folder).sort();
+      assert.equal(folders.length, COMPILE_FOLDERS, `folders left: ${folders.join(', ')}`);
+      assert.ok(folders.includes(basename(line)), 'the folder in use is kept');
+      for (let i = 0; i < 3; i++) assert.ok(!folders.includes(`v0.${i}.0-x64-stale`), `the oldest stale folders go (${i})`);
+      assert.equal(readdirSync(line).length, COMPILE_ENTRIES);
+      for (const f of first) assert.ok(existsSync(f), `${f} (used by this run) is kept`);
     } finally {
       rmSync(box, { recursive: true, force: true });
     }

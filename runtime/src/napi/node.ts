@@ -26,6 +26,7 @@ import { nodePlatform } from '../platform/node/index.js';
 import type { Platform } from '../platform/types.js';
 import { cachedGuardThreads } from '../platform/node/guard-cache.js';
 import { rememberDemandAtExit, rememberedDemand } from '../platform/node/pool-demand.js';
+import { boundCompileCacheAtExit } from '../platform/node/worker-code.js';
 import { ownEmnapi, type Emnapi, type EmnapiCore, type EmnapiRuntime } from './emnapi.js';
 import type { NapiHostOptions, NapiPlatform } from './host.js';
 import type { NapiEmbed } from './thread.js';
@@ -85,6 +86,7 @@ function pairOf(runtimeModule: CachedModule, runtime: EmnapiRuntime, modules: Ca
       if (ownVersion) return { core: ownEmnapi.core, runtime, plugins: ownEmnapi.plugins };
       const pluginsFile = r.resolve('@emnapi/core/plugins');
       const plugins = r(pluginsFile) as { asyncWork: Emnapi['plugins'][0]; tsfn: Emnapi['plugins'][0] };
+      boundCompileCacheAtExit(); // the workers load this pair with Node's compile cache (napi/node-worker.ts)
       return {
         core: r(coreFile) as EmnapiCore,
         runtime,

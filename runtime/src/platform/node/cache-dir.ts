@@ -4,8 +4,7 @@
  * (bundle-cache.ts, `cli/`), of spindle/napi (bundle-cache.ts, `napi/`) and of the pool workers'
  * bundles (worker-code.ts, `worker-code/`), and Node's compile cache of a napi loader's own
  * emnapi pair (worker-code.ts, `node-compile/`, in Node's layout: a folder per Node version, an
- * entry per source file; Node prunes nothing, one entry per file of each emnapi copy and Node
- * version run).
+ * entry per source file; Node prunes nothing: worker-code.ts boundCompileCacheAtExit does).
  *
  * Directory: $SPINDLE_CACHE_DIR, else $XDG_CACHE_HOME/spindle, else ~/.cache/spindle (as
  * wasmtime keeps its compile cache); SPINDLE_CACHE_DIR=none turns every cache off.
@@ -14,8 +13,8 @@
  * partial one. A cache only saves time: any I/O error means "do without" and is never reported.
  * A folder pruned with `keepNewest` holds at most that many files, and with a byte bound at most
  * that many bytes besides its newest file (the least recently written or `touch`ed go first):
- * `cli/`, `napi/`, `worker-code/`, `thread-guards/`, `pool-demand/`. `node-compile/` is Node's and
- * unbounded. Loaded by the CLI's and spindle/napi's first files: imports nothing but Node built-ins
+ * `cli/`, `napi/`, `worker-code/`, `thread-guards/`, `pool-demand/`, and each folder of
+ * `node-compile/`. Loaded by the CLI's and spindle/napi's first files: imports nothing but Node built-ins
  * they load anyway.
  */
 import { mkdirSync, readdirSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';

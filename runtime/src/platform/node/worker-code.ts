@@ -39,9 +39,10 @@
  * are ES modules that no `vm.Script` can compile; `loadWithCompileCache` has Node keep V8's code
  * cache of them in `<cache dir>/node-compile/` (module.enableCompileCache, Node 22.1+: entries
  * keyed and checked by Node against the source and V8, a stale or unreadable one is compiled again
- * and replaced). Node 20 compiles them in every worker.
+ * and replaced). Node 20 compiles them in every worker. Node prunes nothing there: a process whose
+ * workers load such a pair bounds the folder at its exit (`boundCompileCacheAtExit`).
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Script } from 'node:vm';
@@ -203,6 +204,51 @@ export function loadWithCompileCache<T>(load: () => T, dir = cacheDir()): T {
   const loaded = load();
   try { api.flushCompileCache?.(); } catch { /* do without */ }
   return loaded;
+}
+
+/**
+ * Bounds of `node-compile/`: the folders Node makes (one per Node version, arch and V8 flags) kept,
+ * the most recently written first, and the entries kept in each (one per source file loaded
+ * through it: each emnapi copy at its own path adds ~10).
+ */
+export const COMPILE_FOLDERS = 4;
+export const COMPILE_ENTRIES = 256;
+
+let boundingAtExit = false;
+
+/**
+ * Bounds `node-compile/` (`boundCompileCache`) when this process exits, once however often it is
+ * called: the main thread calls it when its pool workers will load a loader's own emnapi pair
+ * with the compile cache (napi/node.ts). At exit, not at load: listing the folder costs the main
+ * thread ~1 ms with 256 entries.
+ */
+export function boundCompileCacheAtExit(dir = cacheDir()): void {
+  if (!dir || boundingAtExit) return;
+  boundingAtExit = true;
+  process.once('exit', () => boundCompileCache(join(dir, 'node-compile')));
+}
+
+/** Keeps the COMPILE_FOLDERS most recently written folders of `folder`, each pruned to COMPILE_ENTRIES entries. */
+export function boundCompileCache(folder: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return; // no folder: nothing to prune
+  }
+  const folders = names.map((name) => {
+    const path = join(folder, name);
+    try {
+      const st = statSync(path);
+      return { path, mtime: st.mtimeMs, dir: st.isDirectory() };
+    } catch {
+      return { path, mtime: 0, dir: false };
+    }
+  }).filter((f) => f.dir).sort((a, b) => b.mtime - a.mtime);
+  for (const [i, f] of folders.entries()) {
+    if (i < COMPILE_FOLDERS) keepNewest(f.path, COMPILE_ENTRIES);
+    else try { rmSync(f.path, { recursive: true, force: true }); } catch { /* a cache only saves time */ }
+  }
 }
 
 function save(entry: string, data: Uint8Array): void {
