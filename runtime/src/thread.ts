@@ -251,8 +251,8 @@ const WASI_TYPES: Record<string, Signature> = {
 /**
  * wasi-threads `thread-spawn`: a thread id > 0, or a negative value when no thread can start.
  * Takes an idle worker (control.ts `takeIdle`), or, when none is idle, reserves a new slot,
- * writes the command into it and starts its worker (Node: on this thread; browsers: the owner).
- * Once the pool has had to grow, a spawn that leaves fewer than SPARE workers idle wakes the
+ * writes the command into it and starts its worker (Node: on this thread; browsers: the owner);
+ * at the pool's maximum, waits for a worker to come back idle (AT_MAX_WAIT_MS). Once the pool has had to grow, a spawn that leaves fewer than SPARE workers idle wakes the
  * owner, which starts more ahead of the next spawns (pool.ts).
  */
 function spawnThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: ThreadStdio, arg: number): number {
@@ -262,21 +262,13 @@ function spawnThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: 
     throw new ExitSignal(1);
   }
   if (ctl.exited) return -1;
-  let slot = ctl.takeIdle(2);
-  const grow = slot < 0;
-  if (grow && init.hosting && Atomics.load(ctl.words, SLOTS_USED) >= init.hosting.after) return hostThread(init, platform, ctl, stdio, arg);
-  if (grow) slot = ctl.reserveSlot();
-  if (slot < 0) return spawnOnIdle(init, ctl, arg, ctl.awaitIdle(AT_MAX_WAIT_MS)); // the pool is at its maximum
-  const tid = ctl.nextThreadId();
-  if (tid < 0) { if (!grow) ctl.pushIdle(slot); return -6; }
-  commandThread(init, ctl, slot, tid, arg);
-  if (grow) {
-    ctl.noteStarted();
-    ctl.noteGrown();
-    platform.startWorker({ ...init, slot }, (message) => reportFailure(stdio, ctl, message));
-  }
-  if (ctl.wantsTopUp) ctl.wakeMain();
-  return tid;
+  const idle = ctl.takeIdle(2);
+  if (idle >= 0) return startOn(init, platform, ctl, stdio, arg, idle, false);
+  if (init.hosting && Atomics.load(ctl.words, SLOTS_USED) >= init.hosting.after) return hostThread(init, platform, ctl, stdio, arg);
+  const fresh = ctl.reserveSlot();
+  if (fresh >= 0) return startOn(init, platform, ctl, stdio, arg, fresh, true);
+  const freed = ctl.awaitIdle(AT_MAX_WAIT_MS); // the pool is at its maximum
+  return freed >= 0 ? startOn(init, platform, ctl, stdio, arg, freed, false) : -6;
 }
 
 const WASM_PAGE = 65536;
@@ -291,20 +283,23 @@ const WASM_PAGE = 65536;
  */
 const AT_MAX_WAIT_MS = 1000;
 
-/** Starts thread `arg` on the idle worker `slot` taken at the maximum, or fails (-6, EAGAIN) when there was none. */
-function spawnOnIdle(init: WorkerInit, ctl: Control, arg: number, slot: number): number {
-  if (slot < 0) return -6;
+/**
+ * Starts thread `arg` on the worker of `slot`: one this spawn took off the idle stack, or (`grow`)
+ * a new slot it reserved, whose worker it then starts. Returns the thread id, or -6 (EAGAIN).
+ */
+function startOn(init: WorkerInit, platform: Platform, ctl: Control, stdio: ThreadStdio, arg: number, slot: number, grow: boolean): number {
   const tid = ctl.nextThreadId();
-  if (tid < 0) { ctl.pushIdle(slot); return -6; }
-  commandThread(init, ctl, slot, tid, arg);
-  return tid;
-}
-
-/** Gives thread `tid` (start argument `arg`) to the worker of `slot`, which this spawn took or reserved. */
-function commandThread(init: WorkerInit, ctl: Control, slot: number, tid: number, arg: number): void {
+  if (tid < 0) { if (!grow) ctl.pushIdle(slot); return -6; }
   // The new thread's stack and TLS were allocated (and the TLS written, by a bulk copy that
   // checks bounds) on this thread: this thread's view of the memory covers them.
   ctl.command(slot, init.slot < 0 && !init.hostWorker ? CMD_RUN_OWNER_THREAD : CMD_RUN_THREAD, tid, arg, init.memory ? init.memory.buffer.byteLength / WASM_PAGE : 0);
+  if (grow) {
+    ctl.noteStarted();
+    ctl.noteGrown();
+    platform.startWorker({ ...init, slot }, (message) => reportFailure(stdio, ctl, message));
+  }
+  if (ctl.wantsTopUp) ctl.wakeMain();
+  return tid;
 }
 
 /**
@@ -319,7 +314,7 @@ function hostThread(init: WorkerInit, platform: Platform, ctl: Control, stdio: T
   const deadline = Date.now() + AT_MAX_WAIT_MS;
   while (!queue.tryReserve(max - (Atomics.load(ctl.words, SLOTS_USED) - mainSlots))) {
     const slot = ctl.takeIdle(0);
-    if (slot >= 0) return spawnOnIdle(init, ctl, arg, slot);
+    if (slot >= 0) return startOn(init, platform, ctl, stdio, arg, slot, false);
     if (Date.now() >= deadline || ctl.exited || !queue.waitRelease(1)) return -6;
   }
   const tid = ctl.nextThreadId();
