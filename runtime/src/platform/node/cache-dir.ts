@@ -50,29 +50,45 @@ export function writeEntryAtomic(file: string, data: Uint8Array | readonly Uint8
  * that it never grows without end.
  */
 export function keepNewest(folder: string, keep: number, maxBytes = Infinity): void {
-  try {
-    const files = readdirSync(folder).map((name) => {
-      const path = join(folder, name);
-      try {
-        const st = statSync(path);
-        return { path, mtime: st.mtimeMs, size: st.size };
-      } catch {
-        return { path, mtime: 0, size: 0 };
-      }
-    });
-    files.sort((a, b) => b.mtime - a.mtime);
-    let kept = 0, bytes = 0;
-    for (const f of files) {
-      if (kept === 0 || (kept < keep && bytes + f.size <= maxBytes)) {
-        kept++;
-        bytes += f.size;
-        continue;
-      }
-      try { unlinkSync(f.path); } catch { /* gone already, or not ours to remove */ }
+  let kept = 0, bytes = 0;
+  for (const f of newestFirst(folder)) {
+    if (kept === 0 || (kept < keep && bytes + f.size <= maxBytes)) {
+      kept++;
+      bytes += f.size;
+      continue;
     }
-  } catch {
-    // no folder: nothing to prune
+    try { unlinkSync(f.path); } catch { /* gone already, or not ours to remove */ }
   }
+}
+
+/** An entry of a cache folder, as `newestFirst` lists it. */
+export interface CacheEntry {
+  readonly path: string;
+  readonly mtime: number;
+  readonly size: number;
+  readonly isDirectory: boolean;
+}
+
+/**
+ * The entries of `folder`, the most recently written (or `touch`ed) first; none when there is no
+ * such folder. One that cannot be stat'ed (gone meanwhile) comes last, as a file of size 0.
+ */
+export function newestFirst(folder: string): CacheEntry[] {
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return []; // no folder: nothing to list
+  }
+  return names.map((name) => {
+    const path = join(folder, name);
+    try {
+      const st = statSync(path);
+      return { path, mtime: st.mtimeMs, size: st.size, isDirectory: st.isDirectory() };
+    } catch {
+      return { path, mtime: 0, size: 0, isDirectory: false };
+    }
+  }).sort((a, b) => b.mtime - a.mtime);
 }
 
 /** Marks `file` as just used, so `keepNewest` keeps it before entries written since; never fails. */

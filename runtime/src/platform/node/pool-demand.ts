@@ -43,11 +43,12 @@ function entryOf(key: string, dir: string): string {
 export function rememberedDemand(key: string, dir = cacheDir()): number | undefined {
   if (!dir) return undefined;
   try {
-    const text = readFileSync(entryOf(key, dir), 'latin1');
+    const file = entryOf(key, dir);
+    const text = readFileSync(file, 'latin1');
     if (!/^[0-9]{1,4}$/.test(text)) return undefined;
     const n = Number(text);
     if (n < 1 || n > MAX_DEMAND) return undefined;
-    touch(entryOf(key, dir));
+    touch(file);
     return n;
   } catch {
     return undefined;

@@ -42,12 +42,12 @@
  * and replaced). Node 20 compiles them in every worker. Node prunes nothing there: a process whose
  * workers load such a pair bounds the folder at its exit (`boundCompileCacheAtExit`).
  */
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Script } from 'node:vm';
 import type { WorkerInit } from '../../protocol.js';
-import { cacheDir, fnv1a, keepNewest, v8Options, writeEntryAtomic } from './cache-dir.js';
+import { cacheDir, fnv1a, keepNewest, newestFirst, v8Options, writeEntryAtomic } from './cache-dir.js';
 
 const STATE = 0, LENGTH = 1, DATA = 8;
 const EMPTY = 0, WRITING = 1, READY = 2, FULL = 3;
@@ -230,22 +230,7 @@ export function boundCompileCacheAtExit(dir = cacheDir()): void {
 
 /** Keeps the COMPILE_FOLDERS most recently written folders of `folder`, each pruned to COMPILE_ENTRIES entries. */
 export function boundCompileCache(folder: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(folder);
-  } catch {
-    return; // no folder: nothing to prune
-  }
-  const folders = names.map((name) => {
-    const path = join(folder, name);
-    try {
-      const st = statSync(path);
-      return { path, mtime: st.mtimeMs, dir: st.isDirectory() };
-    } catch {
-      return { path, mtime: 0, dir: false };
-    }
-  }).filter((f) => f.dir).sort((a, b) => b.mtime - a.mtime);
-  for (const [i, f] of folders.entries()) {
+  for (const [i, f] of newestFirst(folder).filter((e) => e.isDirectory).entries()) {
     if (i < COMPILE_FOLDERS) keepNewest(f.path, COMPILE_ENTRIES);
     else try { rmSync(f.path, { recursive: true, force: true }); } catch { /* a cache only saves time */ }
   }
