@@ -4,13 +4,13 @@
 // bundle of the same length never runs the old one's code, the folder is pruned to its newest
 // entries, and SPINDLE_CACHE_DIR=none writes nothing.
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { spawnSync } from 'node:child_process';
-import { guestsBuild, needs, runCli, runtimeDir } from './helpers.mjs';
+import { guestsBuild, needs, numbered, runCli, runtimeDir, writeDated } from './helpers.mjs';
 
 const hello = join(guestsBuild, 'c', 'hello.wasm');
 const scratch = mkdtempSync(join(tmpdir(), 'spindle-cli-start-'));
@@ -77,13 +77,8 @@ describe('the CLI bundle\'s code cache', { skip: needs(hello, 'bash tests/guests
 
   test('the folder keeps the 16 newest entries: a new one stays, the oldest others go', () => {
     const dir = freshDir();
-    mkdirSync(join(dir, 'cli'), { recursive: true });
-    const old = Array.from({ length: 20 }, (_, i) => `old-${String(i).padStart(2, '0')}.bin`);
-    old.forEach((name, i) => {
-      const file = join(dir, 'cli', name);
-      writeFileSync(file, 'stale');
-      utimesSync(file, 1_000_000 + i, 1_000_000 + i); // old-19 the newest of them
-    });
+    const old = numbered('old-', 20, 2, '.bin');
+    writeDated(join(dir, 'cli'), old); // old-19 the newest of them
     expectHello(runCli(['run', hello], withCache(dir)), 'cold');
     const left = entries(dir).sort();
     assert.equal(left.length, 16, left.join(' '));

@@ -2,11 +2,11 @@
 // threaded module's rewrite is read back instead of computed again, never a stale or partial
 // entry, and a cache that cannot be used changes nothing but the time.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { runCli, runtimeDir } from './helpers.mjs';
+import { numbered, runCli, runtimeDir, writeDated } from './helpers.mjs';
 import { command } from './fixtures/wasm-command.mjs';
 
 const { cachedGuardThreads, cacheDir, CACHE_MIN_BYTES, GUARD_ENTRIES, GUARD_BYTES } = await import(join(runtimeDir, 'dist', 'platform', 'node', 'guard-cache.js'));
@@ -71,14 +71,10 @@ describe('cachedGuardThreads', () => {
 
   test('bounded: a write keeps the GUARD_ENTRIES newest entries within GUARD_BYTES; a read entry counts as new', () => {
     const dir = freshDir(), folder = join(dir, 'thread-guards');
-    mkdirSync(folder, { recursive: true });
-    // Entries of earlier builds: 70 small ones (1,000 s apart, oldest first), then a 300 MiB one
-    // (sparse: no disk used) newer than them all.
-    const old = (i) => join(folder, `old-${String(i).padStart(3, '0')}.bin`);
-    for (let i = 0; i < 70; i++) {
-      writeFileSync(old(i), 'x');
-      utimesSync(old(i), 1.6e9 + i * 1000, 1.6e9 + i * 1000);
-    }
+    // Entries of earlier builds: 70 small ones (oldest first), then a 300 MiB one (sparse: no
+    // disk used) newer than them all.
+    const old = numbered('old-', 70, 3, '.bin');
+    writeDated(folder, old, 'x', 1.6e9);
     const huge = join(folder, 'huge.bin');
     writeFileSync(huge, '');
     truncateSync(huge, 300 << 20);
@@ -89,7 +85,7 @@ describe('cachedGuardThreads', () => {
     assert.ok(!kept.includes('huge.bin'), 'past GUARD_BYTES together: dropped');
     assert.ok(kept.reduce((sum, f) => sum + statSync(join(folder, f)).size, 0) <= GUARD_BYTES);
     assert.ok(kept.includes(`${first.key}.bin`), 'the new entry is kept');
-    for (let i = 0; i < 70; i++) assert.equal(kept.includes(`old-${String(i).padStart(3, '0')}.bin`), i >= 70 - (GUARD_ENTRIES - 1), `old-${i}`);
+    old.forEach((name, i) => assert.equal(kept.includes(name), i >= 70 - (GUARD_ENTRIES - 1), name));
     // A read touches its entry: made oldest, read, then the next write drops another one.
     const mine = join(folder, `${first.key}.bin`);
     utimesSync(mine, 1.5e9, 1.5e9);

@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -275,3 +275,23 @@ thread 15 checksum a7a2613a19cb42a5
 combined fb9b26f3a823e740
 items 1600000
 `;
+
+/**
+ * Stale entries for the tests of a cache folder's bounds: writes the files `names` into `folder`
+ * (made if missing), each holding `content`, dated one second apart from `start` (Unix seconds),
+ * the first the oldest. Returns their paths, in order.
+ */
+export function writeDated(folder, names, content = 'stale', start = 1_000_000) {
+  mkdirSync(folder, { recursive: true });
+  return names.map((name, i) => {
+    const file = join(folder, name);
+    writeFileSync(file, content);
+    utimesSync(file, start + i, start + i);
+    return file;
+  });
+}
+
+/** `count` names: `prefix`, the index zero-padded to `width` digits, `suffix` (old-00.bin ...). */
+export function numbered(prefix, count, width, suffix = '') {
+  return Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(width, '0')}${suffix}`);
+}

@@ -7,12 +7,12 @@
 // SPINDLE_CACHE_DIR=none writes nothing.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, describe, test } from 'node:test';
-import { RUN_TIMEOUT_MS, runtimeDir } from './helpers.mjs';
+import { numbered, RUN_TIMEOUT_MS, runtimeDir, writeDated } from './helpers.mjs';
 
 const scratch = mkdtempSync(join(tmpdir(), 'spindle-napi-code-cache-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -109,13 +109,8 @@ describe('spindle/napi\'s code cache in Node (napi/ of the cache directory)', ()
 
   test('the folder keeps the 16 newest entries: a new one stays, the oldest others go', () => {
     const dir = freshDir();
-    mkdirSync(join(dir, 'napi'), { recursive: true });
-    const old = Array.from({ length: 20 }, (_, i) => `old-${String(i).padStart(2, '0')}.bin`);
-    old.forEach((name, i) => {
-      const file = join(dir, 'napi', name);
-      writeFileSync(file, 'stale');
-      utimesSync(file, 1_000_000 + i, 1_000_000 + i); // old-19 the newest of them
-    });
+    const old = numbered('old-', 20, 2, '.bin');
+    writeDated(join(dir, 'napi'), old); // old-19 the newest of them
     assert.equal(run(loader('require'), dir), ANSWER);
     const left = entries(dir);
     assert.equal(left.length, 16, left.join(' '));

@@ -16,7 +16,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import { repoRoot, RUN_TIMEOUT_MS } from './helpers.mjs';
+import { numbered, repoRoot, RUN_TIMEOUT_MS, writeDated } from './helpers.mjs';
 
 const { COMPILE_ENTRIES, COMPILE_FOLDERS } = await import(pathToFileURL(join(repoRoot, 'runtime', 'dist', 'platform', 'node', 'worker-code.js')).href);
 
@@ -432,11 +432,7 @@ describe('spindle/napi in Node keeps its pool workers\' compiled JavaScript acro
         writeFileSync(join(other, 'entry'), 'x');
         utimesSync(other, 1.6e9 + i, 1.6e9 + i);
       }
-      for (let i = 0; i < COMPILE_ENTRIES + 5; i++) {
-        const f = join(line, `stale-${String(i).padStart(3, '0')}`);
-        writeFileSync(f, 'x');
-        utimesSync(f, 1.6e9 + i, 1.6e9 + i);
-      }
+      writeDated(line, numbered('stale-', COMPILE_ENTRIES + 5, 3), 'x', 1.6e9);
       run();
       const folders = readdirSync(folder).sort();
       assert.equal(folders.length, COMPILE_FOLDERS, `folders left: ${folders.join(', ')}`);

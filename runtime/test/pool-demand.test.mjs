@@ -2,11 +2,11 @@
 // record holds the highest peak of all runs, ignores what does not parse as a count, and a cache
 // that is off or unwritable changes nothing.
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { runtimeDir } from './helpers.mjs';
+import { numbered, runtimeDir, writeDated } from './helpers.mjs';
 
 const { rememberDemand, rememberedDemand, DEMAND_ENTRIES } = await import(join(runtimeDir, 'dist', 'platform', 'node', 'pool-demand.js'));
 
@@ -32,19 +32,14 @@ describe('pool demand records', () => {
 
   test('bounded: a write keeps the DEMAND_ENTRIES most recently written or read records', () => {
     const dir = freshDir(), folder = join(dir, 'pool-demand');
-    mkdirSync(folder, { recursive: true });
-    const old = (i) => join(folder, `old-${String(i).padStart(3, '0')}`);
-    for (let i = 0; i < DEMAND_ENTRIES + 10; i++) {
-      writeFileSync(old(i), '2');
-      utimesSync(old(i), 1.6e9 + i * 1000, 1.6e9 + i * 1000);
-    }
+    const old = writeDated(folder, numbered('old-', DEMAND_ENTRIES + 10, 3), '2', 1.6e9);
     assert.equal(rememberedDemand('old-000', dir), 2, 'read: now the most recently used');
-    assert.ok(statSync(old(0)).mtimeMs > Date.now() - 600_000);
+    assert.ok(statSync(old[0]).mtimeMs > Date.now() - 600_000);
     rememberDemand(KEY, 3, dir);
     const kept = readdirSync(folder);
     assert.equal(kept.length, DEMAND_ENTRIES);
-    assert.ok(kept.includes(KEY) && existsSync(old(0)));
-    for (let i = 1; i <= 11; i++) assert.equal(existsSync(old(i)), false, `old-${i} dropped`);
+    assert.ok(kept.includes(KEY) && existsSync(old[0]));
+    for (let i = 1; i <= 11; i++) assert.equal(existsSync(old[i]), false, `old-${i} dropped`);
   });
 
   test('a run that never used the pool (peak 0) records nothing', () => {
