@@ -80,7 +80,9 @@ if (isMainThread) {
   for (const [, n, a] of calls) if (n.startsWith('path_')) { const p = a[2].split('/'); for (let k = 1; k < p.length; k++) if (isDir(p.slice(0, k).join('/'))) dirOf(p.slice(0, k).join('/')); }
   const buf = new Uint8Array(65536);
   const ops = calls.filter(([, n]) => n.startsWith('path_') || n === 'fd_filestat_get' || n === 'fd_read' || n === 'fd_close');
-  const cpu = () => Number(fs.readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ')[0]) / 1e6;
+  // process.cpuUsage() first: getrusage brings this thread's run time up to date, which a read of
+  // schedstat alone does not (on this VM a reading can be a few ms stale).
+  const cpu = () => { process.cpuUsage(); return Number(fs.readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ')[0]) / 1e6; };
   const out = [];
   for (let pass = 0; pass < passes; pass++) {
     const map = new Map();
@@ -133,7 +135,9 @@ if (isMainThread) {
   const enc = new TextEncoder();
   // The paths encoded once: the replay times the WASI layer, not the encoding of its input.
   const ops = calls.filter(([, n]) => n !== 'fd_prestat_get' && n !== 'fd_prestat_dir_name').map(([, n, a, r]) => ({ n, a, r, p: typeof a[2] === 'string' ? enc.encode(a[2]) : null }));
-  const cpu = () => Number(readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ')[0]) / 1e6;
+  // process.cpuUsage() first: getrusage brings this thread's run time up to date, which a read of
+  // schedstat alone does not (on this VM a reading can be a few ms stale).
+  const cpu = () => { process.cpuUsage(); return Number(readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ')[0]) / 1e6; };
   const out = []; const marks = [];
   for (let pass = 0; pass < passes; pass++) {
     const t0us = Number(process.hrtime.bigint() / 1000n);
