@@ -3,8 +3,8 @@
 // of its fd is the root's path + the prefix, byte for byte (a root whose host name is not UTF-8,
 // guest names that are not ASCII), and never after it was renamed or deleted; the walk's
 // shortcut for one name in a cached directory answers as the walk does (a symlink followed or
-// not, a missing name); a root of '/' is confined and validated as any other. Linux with /proc
-// only (PROC_FD), where the cache exists.
+// not, a missing name); a root of '/' is validated as any other, and there an absolute symlink is
+// walked from it. Linux with /proc only (PROC_FD), where the cache exists.
 import assert from 'node:assert/strict';
 import { closeSync, constants, lstatSync, mkdirSync, mkdtempSync, openSync, realpathSync, renameSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -123,19 +123,24 @@ test('an intermediate component that is a file, missing, a symlink or a fifo: th
   });
 });
 
-test("a root of '/' (what napi-rs's generated loaders preopen): its cache validates, and it is confined as any other root", { skip }, () => {
-  // Nothing is outside '/', yet the answers stay those of any root (wasmtime's for `--dir /`):
-  // '..' above it and an absolute symlink are EPERM, and a cached directory renamed since is not
-  // used (so neither check may be skipped for '/'); the root's own d_path is '/', so a cached
-  // prefix must validate as '/' + prefix (not '//' + prefix), or every lookup would walk.
+test("a root of '/' (what napi-rs's generated loaders preopen): its cache validates, it follows an absolute symlink from itself, and '..' still stops at it", { skip }, () => {
+  // Nothing is outside '/': there (DirRef.hostRoot, which HostDirectory sets for the host's root)
+  // an absolute symlink's target is walked from the root, as the kernel and node:wasi look it up,
+  // also when the walk started at a cached directory (it restarts at the root); '..' above the
+  // root stays EPERM, and a cached directory renamed since is not used. The root's own d_path is
+  // '/', so a cached prefix must validate as '/' + prefix (not '//' + prefix), or every lookup
+  // would walk. The same fd without hostRoot (any other root) keeps wasmtime's EPERM.
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'spindle-dircache-')));
   const rel = base.slice(1);
   const fd = openSync('/', constants.O_RDONLY | constants.O_DIRECTORY);
   try {
     mkdirSync(`${base}/d/sub`, { recursive: true });
+    mkdirSync(`${base}/t`);
     writeFileSync(`${base}/d/sub/g`, 'abc');
-    symlinkSync('/etc', `${base}/d/abs`);
-    const root = { fd, path: '' };
+    writeFileSync(`${base}/t/h`, 'hello');
+    symlinkSync(`${base}/t`, `${base}/d/abs`);
+    symlinkSync(`${base}/t/h`, `${base}/d/sub/absfile`);
+    const root = { fd, path: '', hostRoot: true };
     const errno = (f) => { try { f(); return 0; } catch (e) { return e?.errno ?? e; } };
     const cache = new DirCache();
     assert.equal(lookup(root, cache, `${rel}/d/sub/g`).stat.size, 3n);
@@ -145,16 +150,20 @@ test("a root of '/' (what napi-rs's generated loaders preopen): its cache valida
       e.uses--;
     }
     const up = '../'.repeat(rel.split('/').length + 2);
-    for (const c of [undefined, cache]) {
+    for (const c of [undefined, cache, cache]) {
       const how = c ? 'with the cache' : 'from the root';
       for (const follow of [false, true]) {
-        assert.equal(errno(() => lookup(root, c, `${rel}/d/abs/passwd`, follow)), 63, `EPERM through an absolute symlink, ${how}`);
+        assert.equal(lookup(root, c, `${rel}/d/abs/h`, follow).stat.size, 5n, `an absolute symlink inside the path is walked from '/', ${how}`);
         assert.equal(errno(() => lookup(root, c, '..', follow)), 63, `EPERM for '..' at '/', ${how}`);
         assert.equal(errno(() => lookup(root, c, `${rel}/d/${up}etc`, follow)), 63, `EPERM for '..' climbing above '/', ${how}`);
         assert.equal(lookup(root, c, `${rel}/d/sub/g`, follow).stat.size, 3n);
       }
+      assert.equal(lookup(root, c, `${rel}/d/sub/absfile`, true).stat.size, 5n, `the last name, an absolute symlink, followed when asked, ${how}`);
+      assert.ok(lookup(root, c, `${rel}/d/sub/absfile`).stat.isSymbolicLink(), `the last name is not followed unless asked, ${how}`);
     }
-    assert.ok(lookup(root, cache, `${rel}/d/abs`).stat.isSymbolicLink(), 'the last name is not followed unless asked');
+    const other = { fd, path: '' };
+    assert.equal(errno(() => lookup(other, undefined, `${rel}/d/abs/h`)), 63, 'the same fd as any other root: EPERM');
+    assert.equal(errno(() => lookup(other, new DirCache(), `${rel}/d/sub/absfile`, true)), 63, 'the same fd as any other root, cached: EPERM');
     renameSync(`${base}/d/sub`, `${base}/d/moved`);
     assert.equal(cache.take(fd, `${rel}/d/sub`), undefined, 'the renamed directory is not used');
     assert.equal(errno(() => lookup(root, cache, `${rel}/d/sub/g`)), 44, 'ENOENT: d/sub is gone');

@@ -4,10 +4,11 @@
 // name: missing, a file used as a directory, a symlink inside, climbing inside, escaping, in a
 // loop, trailing slashes, a directory without permission; each asked twice, so that the second
 // answer comes through the directory cache (host-dir-cache.ts) and must equal the first; a
-// cached directory swapped for a symlink is never followed out. And fd_read of a host file into
+// cached directory swapped for a symlink is never followed out; in a preopen of the host's root
+// an absolute symlink is followed, read and made, elsewhere EPERM. And fd_read of a host file into
 // several guest buffers: the bytes in order, a short read at the end, the offset shared.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -193,4 +194,43 @@ test('fd_read of a host file into several guest buffers: in order, a short read 
   assert.equal(text(BUF, 5), 'hello');
   assert.equal(p.wasi.fd_close(fd), C.ERRNO_SUCCESS);
   assert.equal(p.wasi.fd_read(fd, IOVS, 1, OUT), C.ERRNO_BADF);
+}));
+
+test("a preopen of the host's root '/' (what napi-rs's generated loaders ask for): an absolute symlink is followed from it, read and made as node:wasi does; any other preopen refuses all three (EPERM)", () => withTree((dir, base) => {
+  // Nothing is outside '/', so a symlink's absolute target names the same file for the program
+  // as for the host: a project reached through such a link (a `/home` that is one) must resolve.
+  // '..' above '/' and absolute guest paths stay EPERM (wasmtime's rules for any preopen).
+  const rel = realpathSync(dir).slice(1);
+  const outside = realpathSync(join(base, 'outside'));
+  const PUT = 2048, B = 3072;
+  const call = (p, path, f) => { const b = enc.encode(path); p.bytes().set(b, PUT); return f(PUT, b.length); };
+  const readlink = (p, path) => call(p, path, (at, n) => {
+    const e = p.wasi.path_readlink(3, at, n, B, 256, OUT);
+    return e === C.ERRNO_SUCCESS ? new TextDecoder().decode(p.bytes().slice(B, B + new DataView(p.bytes().buffer).getUint32(OUT, true))) : e;
+  });
+  const symlink = (p, target, path) => {
+    const t = enc.encode(target);
+    p.bytes().set(t, B);
+    return call(p, path, (at, n) => p.wasi.path_symlink(B, t.length, 3, at, n));
+  };
+  const r = program('/');
+  for (let round = 0; round < 2; round++) {
+    assert.equal(r.stat(`${rel}/src/link-abs/secret.ts`), FILE, `through an absolute symlink (round ${round})`);
+    assert.equal(r.open(`${rel}/src/link-abs/secret.ts`), 'opened', `path_open through it (round ${round})`);
+    assert.equal(r.stat(`${rel}/src/link-abs`), LINK);
+    assert.equal(r.stat(`${rel}/src/link-abs`, true), DIR, `the last name followed when asked (round ${round})`);
+    assert.equal(r.stat(`${rel}/src/link-abs/`), DIR, 'a trailing slash follows it');
+    assert.equal(readlink(r, `${rel}/src/link-abs`), outside);
+    assert.equal(r.stat('..'), C.ERRNO_PERM);
+    assert.equal(r.stat(`${rel}/${'../'.repeat(rel.split('/').length + 1)}etc`), C.ERRNO_PERM);
+  }
+  assert.equal(symlink(r, outside, `${rel}/src/made-abs`), C.ERRNO_SUCCESS);
+  assert.equal(readlinkSync(join(dir, 'src', 'made-abs')), outside);
+  assert.equal(r.stat(`${rel}/src/made-abs/secret.ts`), FILE);
+
+  const d = program(dir);
+  assert.equal(d.stat('src/link-abs/secret.ts'), C.ERRNO_PERM);
+  assert.equal(readlink(d, 'src/link-abs'), C.ERRNO_PERM);
+  assert.equal(symlink(d, outside, 'src/made-abs-2'), C.ERRNO_PERM);
+  assert.equal(existsSync(join(dir, 'src', 'made-abs-2')), false);
 }));

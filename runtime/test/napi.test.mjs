@@ -11,7 +11,7 @@
 // Needs `bash tests/napi/setup.sh` (tools/test.sh runs it) and `bash tests/napi/peer/build.sh`.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -35,9 +35,9 @@ function requireSetup() {
   }
 }
 
-/** Runs tests/napi/work.mjs ROUTE JOB under `node`; its JSON line. */
-function work(node, route, job) {
-  const r = spawnSync(node, [join(napiDir, 'work.mjs'), route, job], { encoding: 'utf8', timeout: RUN_TIMEOUT_MS, cwd: repoRoot });
+/** Runs tests/napi/work.mjs ROUTE JOB [ARGS] under `node`; its JSON line. */
+function work(node, route, job, args = []) {
+  const r = spawnSync(node, [join(napiDir, 'work.mjs'), route, job, ...args], { encoding: 'utf8', timeout: RUN_TIMEOUT_MS, cwd: repoRoot });
   assert.equal(r.status, 0, `${route} ${job} failed (status ${r.status}, signal ${r.signal}):\n${r.stdout}${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop());
 }
@@ -88,6 +88,21 @@ for (const [line, node] of LINES) {
       for (const route of ['direct', 'dropin']) {
         const r = work(node, route, 'bundle');
         assert.deepEqual({ files: r.files, bytes: r.bytes, digest: r.digest }, { files: stock.files, bytes: stock.bytes, digest: stock.digest }, `${route} differs from the stock loader`);
+      }
+    });
+
+    test('rolldown through the drop-in: a project reached through an absolute symlink bundles as on the stock loader (the preopened root follows it)', () => {
+      // The generated loaders preopen '/'; rolldown's resolver reads the link and walks its target.
+      const box = mkdtempSync(join(tmpdir(), 'spindle-napi-abs-'));
+      try {
+        cpSync(join(napiDir, 'project'), join(box, 'real'), { recursive: true });
+        symlinkSync(join(box, 'real'), join(box, 'link'));
+        const args = ['--project', join(box, 'link')];
+        const stock = work(node, 'stock', 'bundle', args);
+        const r = work(node, 'dropin', 'bundle', args);
+        assert.deepEqual({ files: r.files, bytes: r.bytes, digest: r.digest }, { files: stock.files, bytes: stock.bytes, digest: stock.digest });
+      } finally {
+        rmSync(box, { recursive: true, force: true });
       }
     });
   });

@@ -29,7 +29,7 @@ import type { Descriptor, Directory, Filestat } from '../../wasi/fd-table.js';
 import { AUX_OS_APPEND, AUX_OS_READ, AUX_OS_WRITE, AUX_READ_ONLY, filestatOf, filetypeOf, PendingHost, setFdTimes, type MountInfo } from './host-file.js';
 import { childPathIn, setTimes } from './host-times.js';
 import { DIR_INHERITING, hostDirEntryFor } from '../../fs/runtime-fs.js';
-import { cachedDirOf, DIR_FLAGS, dirItself, inDir, lstatIn, PROC_FD, quiet, sys, walk, WALK, type DirRef, type Named, type Resolved } from './host-path.js';
+import { cachedDirOf, DIR_FLAGS, dirItself, inDir, isHostRoot, lstatIn, PROC_FD, quiet, sys, walk, WALK, type DirRef, type Named, type Resolved } from './host-path.js';
 import { errnoOfNodeError } from './errno.js';
 import { HOST_FILE, type SharedFdTable } from '../../fs/shared-fd-table.js';
 import { DirCache, release, type CachedDir } from './host-dir-cache.js';
@@ -40,6 +40,8 @@ const follows = (lookupflags: number): boolean => (lookupflags & LOOKUPFLAGS_SYM
 export class HostDirectory implements Directory {
   /** This thread's cache of directories below this one (host-dir-cache.ts). */
   private readonly cache = PROC_FD ? new DirCache() : undefined;
+  /** This directory is the host's root (host-path.ts DirRef.hostRoot): known at the first walk. */
+  private hostRoot: boolean | undefined;
 
   constructor(
     private readonly table: SharedFdTable,
@@ -61,7 +63,18 @@ export class HostDirectory implements Directory {
     const os = this.table.pinOs(this.fd, this.gen);
     if (os < 0) fail(ERRNO_BADF);
     try {
-      return walk({ fd: os, path: this.path }, path, follow, f, this.cache, lastStat);
+      return walk({ fd: os, path: this.path, hostRoot: this.hostRoot ??= isHostRoot(os) }, path, follow, f, this.cache, lastStat);
+    } finally {
+      this.table.unpinOs(os);
+    }
+  }
+  /** Whether this directory is the host's root (its OS fd pinned to ask). */
+  private isHostRoot(): boolean {
+    if (this.hostRoot !== undefined) return this.hostRoot;
+    const os = this.table.pinOs(this.fd, this.gen);
+    if (os < 0) fail(ERRNO_BADF);
+    try {
+      return this.hostRoot = isHostRoot(os);
     } finally {
       this.table.unpinOs(os);
     }
@@ -260,8 +273,9 @@ export class HostDirectory implements Directory {
       if (r.trailingSlash && !r.stat.isDirectory()) fail(ERRNO_NOTDIR);
       if (!r.stat.isSymbolicLink()) fail(ERRNO_INVAL);
       const target = sys(() => readlinkSync(inDir(r.parent, r.name), { encoding: 'buffer' }));
-      // wasmtime does not even show an absolute target (it could only lead out of the directory).
-      if (target[0] === 0x2f) fail(ERRNO_PERM);
+      // wasmtime does not even show an absolute target (it could only lead out of the directory);
+      // in the host's root it leads nowhere outside, and the walk follows it (host-path.ts).
+      if (target[0] === 0x2f && this.hostRoot !== true) fail(ERRNO_PERM);
       return target;
     });
   }
@@ -290,8 +304,9 @@ export class HostDirectory implements Directory {
 
   symlink(oldPath: string, newPath: string): void {
     this.writable();
-    // wasmtime refuses to create a symlink that could only escape (an absolute target).
-    if (oldPath.startsWith('/')) fail(ERRNO_PERM);
+    // wasmtime refuses to create a symlink that could only escape (an absolute target); in the
+    // host's root nothing is outside, and the walk follows such a target (host-path.ts).
+    if (oldPath.startsWith('/') && !this.isHostRoot()) fail(ERRNO_PERM);
     this.named(newPath, false, (r) => {
       // Linux: an existing name is EEXIST; a missing one with a trailing slash ENOENT (a symlink
       // is not the directory the slash asks for).

@@ -19,6 +19,12 @@
  *   - an absolute guest path, a `..` above the directory fd's own directory (not just above the
  *     preopen: cap-std confines to the handle), and a symlink whose target is absolute or climbs
  *     above it are all EPERM ("a path led outside of the filesystem");
+ *   - except for an absolute target where the directory fd is the host's root ('/': what napi-rs's
+ *     generated loaders preopen, and `--dir /`; `DirRef.hostRoot`): there the target is looked up
+ *     from that fd, as the kernel looks it up, since nothing it names is outside '/'. wasmtime 46
+ *     refuses it there too (EPERM; its issue 6227 calls that too strict); node:wasi follows it, and
+ *     a project reached through such a link (a `/home` that is one) must bundle as it does there.
+ *     Still one component at a time, spliced by the walk, never followed by the OS;
  *   - symlinks are read and followed here, never by the OS: a symlink's target is spliced into the
  *     remaining components, at most MAX_SYMLINKS (40, Linux's) per lookup, then ELOOP;
  *   - each intermediate component is lstat'ed in the directory before it (a missing name is
@@ -46,7 +52,7 @@
  * captured (`quiet`). Thread rules: none; the fds opened on the way belong to the calling thread's
  * `walk` and are closed by it, or given to (and back to) this thread's cache.
  */
-import { closeSync, existsSync, fstatSync, lstatSync, openSync, readlinkSync, constants, type BigIntStats, type Stats } from 'node:fs';
+import { closeSync, existsSync, fstatSync, lstatSync, openSync, readlinkSync, statSync, constants, type BigIntStats, type Stats } from 'node:fs';
 import { ERRNO_INVAL, ERRNO_LOOP, ERRNO_NAMETOOLONG, ERRNO_NOENT, ERRNO_NOTDIR, ERRNO_PERM } from '../../wasi/constants.js';
 import { fail, WasiErrno } from '../../wasi/errno.js';
 import { errnoOfNodeError } from './errno.js';
@@ -99,6 +105,21 @@ export function sys<T>(f: () => T): T {
 export interface DirRef {
   readonly fd: number;
   readonly path: string;
+  /** The fd is the host's root directory: a symlink's absolute target is looked up from it (see the module note). */
+  readonly hostRoot?: boolean;
+}
+
+let rootId: BigIntStats | undefined;
+
+/** Whether directory `fd` is the host's root '/' (same device and inode); false when either stat fails. */
+export function isHostRoot(fd: number): boolean {
+  try {
+    rootId ??= statSync('/', { bigint: true });
+    const st = fstatSync(fd, { bigint: true });
+    return st.dev === rootId.dev && st.ino === rootId.ino;
+  } catch {
+    return false;
+  }
 }
 
 /** The host path of `name` inside `dir`; the kernel follows nothing in it but `dir` itself. */
@@ -223,13 +244,14 @@ export function walk<T>(root: DirRef, path: string, follow: boolean, f: (r: Reso
   if (path.length >= PATH_MAX / 3 && Buffer.byteLength(path) >= PATH_MAX) fail(ERRNO_NAMETOOLONG);
   if (path.startsWith('/')) fail(ERRNO_PERM);
   const opened: Entered[] = [];
+  const absolute = root.hostRoot === true;
   try {
     if (cache !== undefined && PROC_FD) {
-      const r = resolveCached(root, path, follow, opened, cache, lastStat);
+      const r = resolveCached(root, path, follow, opened, cache, lastStat, absolute);
       if (r !== RESTART) return f(r, root);
       leave(opened);
     }
-    const r = resolveFrom(root, path, follow, opened, cache === undefined || !PROC_FD ? undefined : { cache, key: '', fromCache: false }, lastStat);
+    const r = resolveFrom(root, path, follow, opened, cache === undefined || !PROC_FD ? undefined : { cache, key: '', fromCache: false }, lastStat, absolute);
     if (r === RESTART) throw new Error('spindle: internal error: a walk from the root asked for a restart');
     return f(r, root);
   } finally {
@@ -271,7 +293,7 @@ interface CacheUse {
  * last name, never with a ".." after it) that validates now; RESTART when there is none or the
  * rest of the path climbs above it.
  */
-function resolveCached(root: DirRef, path: string, follow: boolean, opened: Entered[], cache: DirCache, lastStat: boolean): Resolved | typeof RESTART {
+function resolveCached(root: DirRef, path: string, follow: boolean, opened: Entered[], cache: DirCache, lastStat: boolean, absolute: boolean): Resolved | typeof RESTART {
   // The common case first: plain names only ("src/app/main.ts"), the directory of the last one cached.
   const slash = path.lastIndexOf('/');
   if (slash > 0 && plainNames(path)) {
@@ -288,7 +310,7 @@ function resolveCached(root: DirRef, path: string, follow: boolean, opened: Ente
       if (!follow || stat === undefined || !stat.isSymbolicLink()) return { parent: base, name, trailingSlash: false, stat };
       const stack: Entered[] = [];
       try {
-        return resolveFrom(base, name, follow, stack, { cache, key, fromCache: true }, true);
+        return resolveFrom(base, name, follow, stack, { cache, key, fromCache: true }, true, absolute);
       } finally {
         opened.push(...stack);
       }
@@ -303,7 +325,7 @@ function resolveCached(root: DirRef, path: string, follow: boolean, opened: Ente
   for (; k > 0; k--) {
     const key = parts.slice(0, k).join('/');
     const hit = cache.take(root.fd, key);
-    if (hit !== undefined) return fromCached(hit, key, parts.slice(k).join('/'), follow, opened, cache, lastStat);
+    if (hit !== undefined) return fromCached(hit, key, parts.slice(k).join('/'), follow, opened, cache, lastStat, absolute);
   }
   return RESTART;
 }
@@ -323,13 +345,13 @@ function plainNames(path: string): boolean {
 }
 
 /** The walk of `rest` from `hit`, the cached directory `key` (taken: `opened` gives it back). */
-function fromCached(hit: CachedDir, key: string, rest: string, follow: boolean, opened: Entered[], cache: DirCache, lastStat: boolean): Resolved | typeof RESTART {
+function fromCached(hit: CachedDir, key: string, rest: string, follow: boolean, opened: Entered[], cache: DirCache, lastStat: boolean, absolute: boolean): Resolved | typeof RESTART {
   const base = hit.dir;
   opened.push({ dir: base, name: key.slice(key.lastIndexOf('/') + 1), cached: hit });
   // The rest is walked from the cached directory; `opened` keeps it open (and counted) first.
   const stack: Entered[] = [];
   try {
-    return resolveFrom(base, rest, follow, stack, { cache, key, fromCache: true }, lastStat);
+    return resolveFrom(base, rest, follow, stack, { cache, key, fromCache: true }, lastStat, absolute);
   } finally {
     opened.push(...stack);
   }
@@ -338,20 +360,32 @@ function fromCached(hit: CachedDir, key: string, rest: string, follow: boolean, 
 /** Only "" and "." left: the component just read is the last one that names something. */
 const onlyDots = (pending: readonly string[]): boolean => pending.every((p) => p === '' || p === '.');
 
-function resolveFrom(root: DirRef, path: string, follow: boolean, stack: Entered[], use: CacheUse | undefined, lastStat: boolean): Resolved | typeof RESTART {
+/**
+ * The walk of `path` from `root` (or, `use.fromCache`, from a cached directory: RESTART when the
+ * path leaves it). `absolute`: the walk's root is the host's root, where a symlink's absolute
+ * target is walked from that root (from a cached start: RESTART, the walk from the root does it).
+ */
+function resolveFrom(root: DirRef, path: string, follow: boolean, stack: Entered[], use: CacheUse | undefined, lastStat: boolean, absolute: boolean): Resolved | typeof RESTART {
   const trailingSlash = path.endsWith('/');
   const pending = path.split('/').reverse();
   const top = (): DirRef => stack.length ? stack[stack.length - 1]!.dir : root;
   let links = 0;
   /** The guest prefix of the top directory while the walk went down by plain names only, else undefined. */
   let key = use?.key;
-  /** Splices a symlink's target into the components still to walk. */
-  const splice = (target: string): void => {
+  /** Splices a symlink's target into the components still to walk; false: the walk must restart at the root. */
+  const splice = (target: string): boolean => {
     if (++links > MAX_SYMLINKS) fail(ERRNO_LOOP);
-    if (target.startsWith('/')) fail(ERRNO_PERM);
+    if (target.startsWith('/')) {
+      if (!absolute) fail(ERRNO_PERM);
+      if (use?.fromCache) return false;
+      leave(stack); // back at the root, which the target starts from
+      key = use === undefined ? undefined : '';
+    } else {
+      key = undefined;
+    }
     if (target === '') fail(ERRNO_NOENT);
     pending.push(...target.split('/').reverse());
-    key = undefined;
+    return true;
   };
   while (pending.length > 0) {
     const c = pending.pop()!;
@@ -382,7 +416,7 @@ function resolveFrom(root: DirRef, path: string, follow: boolean, stack: Entered
       if (st.isSymbolicLink()) {
         const target = readlinkOrNull(inDir(dir, c));
         if (target !== null) {
-          splice(target);
+          if (!splice(target)) return RESTART;
           continue;
         }
       } else if (!st.isDirectory()) {
@@ -397,7 +431,7 @@ function resolveFrom(root: DirRef, path: string, follow: boolean, stack: Entered
       }
       const target = readlinkOrNull(inDir(dir, c));
       if (target === null) fail(ERRNO_NOTDIR);
-      splice(target);
+      if (!splice(target)) return RESTART;
       continue;
     }
     const st = lstat(inDir(dir, c));
@@ -406,7 +440,7 @@ function resolveFrom(root: DirRef, path: string, follow: boolean, stack: Entered
       return { parent: dir, name: c, trailingSlash, stat: undefined };
     }
     if (st.isSymbolicLink()) {
-      splice(sys(() => readlinkSync(inDir(dir, c), 'utf8')));
+      if (!splice(sys(() => readlinkSync(inDir(dir, c), 'utf8')))) return RESTART;
       continue;
     }
     if (last) return { parent: dir, name: c, trailingSlash, stat: st };
