@@ -355,6 +355,56 @@ describe('spindle/napi in Node prewarms as many pool workers as earlier runs of 
   });
 });
 
+describe('spindle/napi in Node starts the pool\'s first worker when the load begins, before the addon is compiled (napi/node.ts warm)', () => {
+  before(requireSetup);
+
+  // Threads of this process, from /proc (Linux): a Node worker is one more.
+  test('the worker is running when the loader\'s overwriteImports runs (after the compile), and it is one of the pool, not an extra; a failed load ends it', { skip: process.platform !== 'linux' && 'reads /proc/self/task' }, () => {
+    const wasm = join(napiDir, 'stock', 'node_modules', '@oxc-parser', 'binding-wasm32-wasi', 'parser.wasm32-wasi.wasm');
+    const script = `import { instantiateNapiModuleSync, getDefaultContext, napiPoolStats, registerNapiRs } from ${JSON.stringify(pathToFileURL(join(repoRoot, 'runtime', 'dist', 'napi', 'index.js')).href)};
+      import { readdirSync, readFileSync } from 'node:fs';
+      const threads = () => readdirSync('/proc/self/task').length;
+      const bytes = readFileSync(${JSON.stringify(wasm)});
+      const load = (fail) => {
+        let atImports;
+        const source = instantiateNapiModuleSync(bytes, { context: getDefaultContext(), beforeInit: registerNapiRs, overwriteImports(io) {
+          atImports = threads();
+          if (fail) throw new Error('refused');
+          return io;
+        } });
+        return { atImports, exports: source.napiModule.exports };
+      };
+      const start = threads();
+      let failed = '';
+      try { load(true); } catch (e) { failed = e.message; }
+      const deadline = Date.now() + 10000;
+      while (threads() > start && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      const afterFailure = threads();
+      const before = threads();
+      const { atImports, exports } = load(false);
+      const started = napiPoolStats(exports).started;
+      const after = threads();
+      const name = JSON.parse(exports.parseSync('a.ts', 'let n: number = 1', {}).program).node.body[0].declarations[0].id.name;
+      console.log(JSON.stringify({ failed, leftAfterFailure: afterFailure - start, aheadOfPool: atImports - before, started, poolThreads: after - before, name }));`;
+    const box = mkdtempSync(join(tmpdir(), 'spindle-napi-spare-'));
+    try {
+      writeFileSync(join(box, 'spare.mjs'), script);
+      for (const [line, node] of LINES) {
+        const r = spawnSync(node, [join(box, 'spare.mjs')], { encoding: 'utf8', timeout: RUN_TIMEOUT_MS, env: { ...process.env, SPINDLE_CACHE_DIR: 'none' } });
+        assert.equal(r.status, 0, `the script failed on ${line}:\n${r.stdout}${r.stderr}`);
+        const out = JSON.parse(r.stdout.trim().split('\n').pop());
+        assert.equal(out.failed, 'refused', `${line}: the loader's overwriteImports threw`);
+        assert.equal(out.leftAfterFailure, 0, `${line}: a failed load left workers running`);
+        assert.equal(out.aheadOfPool, 1, `${line}: threads started before the program (one pool worker is expected to boot during the compile)`);
+        assert.equal(out.poolThreads, out.started, `${line}: threads added by the load vs pool workers started (the early one must be one of them)`);
+        assert.equal(out.name, 'n', `${line}: the addon works`);
+      }
+    } finally {
+      rmSync(box, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('spindle/napi in Node is one CommonJS file, for import and require alike', () => {
   before(() => assert.ok(existsSync(peerWasm), `${peerWasm} is missing: run 'bash tests/napi/peer/build.sh'`));
 

@@ -31,7 +31,8 @@ import { defaultThreads, Program, type OutputOption } from '../program.js';
 import type { FsOptions } from '../fs/program-fs.js';
 import { memoryMountsOf, type MemoryMounts } from '../fs/memory-mounts.js';
 import { MemFs } from '../fs/memfs.js';
-import type { Platform } from '../platform/types.js';
+import type { Platform, WorkerHandle } from '../platform/types.js';
+import type { WorkerInit } from '../protocol.js';
 import { withOwnPlugins, type Emnapi } from './emnapi.js';
 import { importedMemory, mergeImports, reactorWasi } from './imports.js';
 import { ThreadMessages } from './owner.js';
@@ -108,10 +109,14 @@ export interface NapiPlatform {
    */
   platformFor?(receive: (message: unknown) => void, spares?: Spares): Platform;
   /**
-   * Browsers: starts `count` pool workers before the addon is read and compiled, so that their
-   * scripts load meanwhile (napi/browser.ts); `release` ends those the pool did not take.
+   * Starts pool workers for a pool of `count` before the addon is compiled, so that they boot
+   * meanwhile; `release` ends those the pool did not take. Browsers: all `count`, once the addon
+   * is read (napi/browser.ts); Node: the first one, when the load begins, also for the
+   * synchronous instantiate (`warmSync`; napi/node.ts).
    */
   warm?(count: number): Spares;
+  /** Node: `warm` serves the synchronous instantiate too (its workers boot on their own threads). */
+  readonly warmSync?: boolean;
   /**
    * Node: the most pool workers earlier runs of an addon had busy at once, by its cache key
    * (`LoadedProgram.cacheKey`), and recording this run's (platform/node/pool-demand.ts).
@@ -123,9 +128,13 @@ export interface NapiPlatform {
   };
 }
 
-/** Pool workers started ahead of their program (`NapiPlatform.warm`). */
+/** Pool workers started ahead of their program (`NapiPlatform.warm`), taken by `platformFor`'s pool. */
 export interface Spares {
-  newWorker(name: string): Worker;
+  /** Browsers: a started worker if one is left, else a new one. */
+  newWorker?(name: string): Worker;
+  /** Node: a started worker made the worker of `init`, or undefined when none is left. */
+  adopt?(init: WorkerInit, onFailure: (message: string) => void): WorkerHandle | undefined;
+  /** Ends the spares no pool took. */
   release(): void;
 }
 
@@ -140,10 +149,16 @@ export type WasmInput = Uint8Array | ArrayBuffer | WebAssembly.Module | string |
 
 /** emnapi's instantiateNapiModuleSync on spindle. */
 export function instantiateSync(np: NapiPlatform, input: Uint8Array | ArrayBuffer | WebAssembly.Module, options: NapiInstantiateOptions, host: NapiHostOptions): NapiSource {
-  const loaded = loadProgramSync(input instanceof WebAssembly.Module || input instanceof Uint8Array ? input : new Uint8Array(input),
-    isNapiImport, undefined, 'reactor', fileName(options), np.guardRewrite);
-  const session = new NapiSession(np, loaded, options, host);
-  return session.finish(() => session.emnapi.core.instantiateNapiModuleSync(loaded.module, session.emnapiOptions() as never) as unknown as NapiSource);
+  // Node: the pool's first worker boots while the addon is rewritten and compiled (np.warm).
+  const spares = np.warmSync ? np.warm?.(hostOptionsOf(np, options, host).threads ?? defaultThreads(np.platform)) : undefined;
+  try {
+    const loaded = loadProgramSync(input instanceof WebAssembly.Module || input instanceof Uint8Array ? input : new Uint8Array(input),
+      isNapiImport, undefined, 'reactor', fileName(options), np.guardRewrite);
+    const session = new NapiSession(np, loaded, options, host, spares);
+    return session.finish(() => session.emnapi.core.instantiateNapiModuleSync(loaded.module, session.emnapiOptions() as never) as unknown as NapiSource);
+  } finally {
+    spares?.release();
+  }
 }
 
 /** emnapi's instantiateNapiModule on spindle (compiles asynchronously: browsers need that). */

@@ -7,7 +7,9 @@
  * synchronously, as node-worker.ts does: no await between Node's bootstrap and the instance.
  *
  * A worker the owner started (`NapiEmbed.toOwner`) posts emnapi's messages to it on `parentPort`
- * (napi/thread.ts); the workers it starts itself get its WorkerInit without that flag.
+ * (napi/thread.ts); the workers it starts itself get its WorkerInit without that flag. A spare
+ * (napi/node.ts `warm`: started when the load begins, before the program exists) boots the same
+ * way, then waits on `parentPort` for its WorkerInit, the first message the owner posts it.
  *
  * A loader's own emnapi pair (the drop-in, when its version is not spindle's) is loaded with
  * `require` from the files the main thread required (napi/node.ts: `require.resolve`, then
@@ -30,11 +32,18 @@ import { napiThreadHooks, type NapiEmbed } from './thread.js';
 
 const require = createRequire(import.meta.url);
 const loaded = loadedWorker();
-const init = loaded?.init ?? (workerData as WorkerInit);
-const embed = init.embed as NapiEmbed;
-const toOwner = embed.toOwner === true && parentPort !== null ? parentPort : undefined;
-const served: WorkerInit = toOwner ? { ...init, embed: { ...embed, toOwner: false } } : init;
-const load = () => loadEmnapi(embed.urls, (url) => require(fileURLToPath(url)));
-const emnapi = embed.urls ? loadWithCompileCache(load) : load();
-const hooks = napiThreadHooks(emnapi, embed, toOwner && ((message) => toOwner.postMessage(message)));
-serve(served, nodePlatform, hooks, loaded && ((waiting) => publishCodeCache(loaded, waiting)));
+// A spare (platform/node startSpareWorker: started before its program) gets its WorkerInit as the
+// first message from the owner; every other worker has it at start.
+const given = (loaded ? loaded.init : workerData) as WorkerInit | undefined;
+if (given) start(given);
+else parentPort!.once('message', (init: WorkerInit) => start(init));
+
+function start(init: WorkerInit): void {
+  const embed = init.embed as NapiEmbed;
+  const toOwner = embed.toOwner === true && parentPort !== null ? parentPort : undefined;
+  const served: WorkerInit = toOwner ? { ...init, embed: { ...embed, toOwner: false } } : init;
+  const load = () => loadEmnapi(embed.urls, (url) => require(fileURLToPath(url)));
+  const emnapi = embed.urls ? loadWithCompileCache(load) : load();
+  const hooks = napiThreadHooks(emnapi, embed, toOwner && ((message) => toOwner.postMessage(message)));
+  serve(served, nodePlatform, hooks, loaded && ((waiting) => publishCodeCache(loaded, waiting)));
+}

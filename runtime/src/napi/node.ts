@@ -22,13 +22,13 @@ import { createRequire } from 'node:module';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, parse, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { nodePlatform } from '../platform/node/index.js';
+import { nodePlatform, startSpareWorker, type SpareWorker } from '../platform/node/index.js';
 import type { Platform } from '../platform/types.js';
 import { cachedGuardThreads } from '../platform/node/guard-cache.js';
 import { rememberDemandAtExit, rememberedDemand } from '../platform/node/pool-demand.js';
 import { boundCompileCacheAtExit } from '../platform/node/worker-code.js';
 import { ownEmnapi, type Emnapi, type EmnapiCore, type EmnapiRuntime } from './emnapi.js';
-import type { NapiHostOptions, NapiPlatform } from './host.js';
+import type { NapiHostOptions, NapiPlatform, Spares } from './host.js';
 import type { NapiEmbed } from './thread.js';
 import { hostOptionsOfWasi, WASI } from './wasi.js';
 
@@ -117,17 +117,46 @@ function versionOf(dir: string): string | undefined {
 /**
  * The owner's platform for one addon: each worker it starts posts emnapi's messages to it, its
  * parent (`NapiEmbed.toOwner`), and `receive` gets them from the Worker object (napi/thread.ts).
+ * The first workers it starts are the `spares` (`warm`) while any is left.
  */
-function ownerPlatform(receive: (message: unknown) => void): Platform {
+function ownerPlatform(receive: (message: unknown) => void, spares?: Spares): Platform {
   return {
     ...nodePlatform,
     startWorker(init, onFailure) {
-      const worker = nodePlatform.startWorker({ ...init, embed: { ...(init.embed as NapiEmbed), toOwner: true } }, onFailure);
+      const own = { ...init, embed: { ...(init.embed as NapiEmbed), toOwner: true } };
+      const worker = spares?.adopt?.(own, onFailure) ?? nodePlatform.startWorker(own, onFailure);
       worker.onMessage?.(receive);
       return worker;
     },
   };
 }
+
+/**
+ * Pool workers started when the load begins, before the addon is rewritten and compiled: at most
+ * SPARES of a pool of `count`, the rest start with the program as before. The first thread an
+ * addon spawns often comes while it loads (rolldown's, which then runs its first bundle), and the
+ * prewarmed workers, started after the compile, were often still booting then: rolldown's first
+ * bundle started 0-30 ms late on a quiet machine and up to ~120 ms late on a loaded one
+ * (bench/results/napi-2026-11-28-first). A spare has booted by then. One, not the pool: spares
+ * boot beside the load's own work on 2 cores, so each more lengthens the load by about its boot.
+ */
+function warm(count: number): Spares {
+  const started: SpareWorker[] = [];
+  for (let i = 0; i < Math.min(count, SPARES); i++) started.push(startSpareWorker(NAPI_WORKER.href));
+  return {
+    adopt: (init, onFailure) => {
+      for (let s = started.shift(); s; s = started.shift()) {
+        const handle = s.adopt(init, onFailure);
+        if (handle) return handle;
+      }
+      return undefined;
+    },
+    release: () => { for (const s of started.splice(0)) s.release(); },
+  };
+}
+
+/** Pool workers started ahead of the compile (`warm`). */
+const SPARES = 1;
 
 /**
  * What a loader's `wasi` means: spindle's `WASI`, its options; another host's (every generated
@@ -164,6 +193,8 @@ export const nodeNapi: NapiPlatform = {
   // Such an addon's next run prewarms as many pool workers as its runs had busy at once.
   poolDemand: { read: (key) => rememberedDemand(key), keepAtExit: rememberDemandAtExit },
   platformFor: ownerPlatform,
+  warm,
+  warmSync: true,
   // The workers that workers start post on BroadcastChannels. Node hands a channel's message to
   // every other instance of its name, also on a worker whose JavaScript never runs again (idle or
   // running a thread): there it queues, unread.

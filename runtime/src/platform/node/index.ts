@@ -81,6 +81,16 @@ function resourceLimits(): { maxOldGenerationSizeMb?: number } {
  * waiting, and the CLI's event loop empty: Node exited 0 with the program's output missing.
  */
 function startWorker(init: WorkerInit, onFailure: (message: string) => void): WorkerHandle {
+  const w = newPoolWorker(init.workerScript ? new URL(init.workerScript) : workerUrl, init);
+  if (init.detached) w.unref();
+  return handleOf(w, init, onFailure);
+}
+
+/**
+ * A new pool worker running `script` (through the loader when it has one), with `init` as its
+ * WorkerInit, or none yet (a spare: startSpareWorker).
+ */
+function newPoolWorker(script: URL, init: WorkerInit | undefined): WorkerThreads.Worker {
   // trackUnmanagedFds: false. By default Node closes, when a worker ends, every fd that worker
   // opened with fs.openSync and did not close itself. The program's OS fds belong to the shared fd
   // table (fs/shared-fd-table.ts), not to the worker that opened them: one opened on worker A and
@@ -89,21 +99,19 @@ function startWorker(init: WorkerInit, onFailure: (message: string) => void): Wo
   // other threads was closed under them.
   const threads = lazyRequire('node:worker_threads') as typeof WorkerThreads;
   const options = { env: threads.SHARE_ENV, stdout: false, stderr: false, trackUnmanagedFds: false, resourceLimits: resourceLimits() } as const;
-  const script = init.workerScript ? new URL(init.workerScript) : workerUrl;
   const loader = loaderFor(script);
-  let w: WorkerThreads.Worker;
-  if (!loader) {
-    w = new threads.Worker(script, { ...options, workerData: init });
-  } else {
-    // A worker bundle through the loader, with the compiled code of the process's first idle
-    // worker of that bundle, or of an earlier run (worker-code.ts). A file, not eval'd code: Node
-    // runs its --import and --require preloads only in workers started from a file.
-    const file = fileURLToPath(script);
-    const entry = diskEntry(file);
-    const workerData: LoaderData = { file, init, code: codeCache(file, entry), entry };
-    w = new threads.Worker(loader, { ...options, workerData });
-  }
-  if (init.detached) w.unref();
+  if (!loader) return new threads.Worker(script, { ...options, workerData: init });
+  // A worker bundle through the loader, with the compiled code of the process's first idle
+  // worker of that bundle, or of an earlier run (worker-code.ts). A file, not eval'd code: Node
+  // runs its --import and --require preloads only in workers started from a file.
+  const file = fileURLToPath(script);
+  const entry = diskEntry(file);
+  // A spare's loader hands its bundle no WorkerInit (napi/node-worker.ts then waits for it).
+  const workerData = { file, init, code: codeCache(file, entry), entry } as LoaderData;
+  return new threads.Worker(loader, { ...options, workerData });
+}
+
+function handleOf(w: WorkerThreads.Worker, init: WorkerInit, onFailure: (message: string) => void): WorkerHandle {
   w.on('error', (e) => onFailure(`worker for slot ${init.slot} failed: ${e instanceof Error ? e.message : String(e)}`));
   w.on('exit', (code) => onFailure(`worker for slot ${init.slot} stopped (exit code ${code}) while the program was running; `
     + 'its thread cannot finish (was the worker killed, or out of memory?)'));
@@ -113,6 +121,51 @@ function startWorker(init: WorkerInit, onFailure: (message: string) => void): Wo
       w.on('message', listener);
       // A 'message' listener refs the worker's port (Node's setupPortReferencing): unref it again.
       if (init.detached) w.unref();
+    },
+  };
+}
+
+/** A pool worker started before its program (startSpareWorker). */
+export interface SpareWorker {
+  /**
+   * Makes the spare the worker of `init` (as startWorker would start one): posts it its
+   * WorkerInit. Undefined when the spare failed to start (start another worker instead).
+   */
+  adopt(init: WorkerInit, onFailure: (message: string) => void): WorkerHandle | undefined;
+  /** Ends a spare that no program took (a no-op once adopted). */
+  release(): void;
+}
+
+/**
+ * Starts a pool worker of `script` (a worker script that takes its WorkerInit from a message when
+ * started without one: napi/node-worker.ts) before its program exists, so that it boots (Node's
+ * bootstrap, its bundle) while the owner still reads and compiles the module. It never keeps the
+ * process alive; an 'error' or 'exit' before `adopt` only marks it failed (nothing to report: no
+ * program had it).
+ */
+export function startSpareWorker(script: string): SpareWorker {
+  const w = newPoolWorker(new URL(script), undefined);
+  w.unref();
+  let state: 'waiting' | 'failed' | 'adopted' | 'released' = 'waiting';
+  const failed = (): void => { if (state === 'waiting') state = 'failed'; };
+  w.on('error', failed);
+  w.on('exit', failed);
+  return {
+    adopt(init, onFailure) {
+      if (state !== 'waiting') return undefined;
+      state = 'adopted';
+      w.off('error', failed);
+      w.off('exit', failed);
+      w.postMessage(init);
+      // A detached program's workers are unref'd (the spare already is); otherwise it keeps the
+      // process alive as startWorker's do.
+      if (!init.detached) w.ref();
+      return handleOf(w, init, onFailure);
+    },
+    release() {
+      if (state === 'adopted' || state === 'released') return;
+      state = 'released';
+      void w.terminate();
     },
   };
 }
