@@ -4,14 +4,16 @@
 // guest names that are not ASCII), and never after it was renamed or deleted; the walk's
 // shortcut for one name in a cached directory answers as the walk does (a symlink followed or
 // not, a missing name); a root of '/' is validated as any other, and there an absolute symlink is
-// walked from it. Linux with /proc only (PROC_FD), where the cache exists.
+// walked from it; a project's hundreds of directories stay cached (the bound follows the fd
+// limit), and no more fds than the bound stay open. Linux with /proc only (PROC_FD), where the
+// cache exists.
 import assert from 'node:assert/strict';
-import { closeSync, constants, lstatSync, mkdirSync, mkdtempSync, openSync, realpathSync, renameSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, realpathSync, renameSync, rmdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { DirCache } from '../dist/platform/node/host-dir-cache.js';
+import { cacheBound, DirCache, fdLimit, MAX_CACHED_DIRS, release } from '../dist/platform/node/host-dir-cache.js';
 import { PROC_FD, walk } from '../dist/platform/node/host-path.js';
 
 const skip = !PROC_FD && 'no /proc/self/fd: host directories have no directory cache';
@@ -172,4 +174,49 @@ test("a root of '/' (what napi-rs's generated loaders preopen): its cache valida
     closeSync(fd);
     rmSync(base, { recursive: true, force: true });
   }
+});
+
+test('the bound is the fd limit / 16, between 64 and 1024', () => {
+  assert.deepEqual([undefined, 0, 512, 1024, 4096, 16384, 20000, 1 << 20].map(cacheBound), [64, 64, 64, 64, 256, 1024, 1024, 1024]);
+  const soft = Number(execFileSync('sh', ['-c', 'ulimit -Sn'], { encoding: 'utf8' }).trim());
+  if (Number.isFinite(soft)) assert.equal(fdLimit(), soft, "the limit read is the process's soft limit (a child shell inherits it)");
+  assert.equal(MAX_CACHED_DIRS, cacheBound(fdLimit()));
+});
+
+test("a project's directories stay cached up to the bound; past it the oldest are closed, and no more than the bound stay open", { skip }, () => {
+  // What a bundler's lookups do in a project with node_modules: one name in each of hundreds of
+  // package directories, again on the next bundle (bench/results/napi-2026-11-28-bigproject: 724
+  // directories per bundle; a bound of 64 reopened ~1,700 of them every bundle).
+  withRoot(Buffer.from('root'), (root, rootPath) => {
+    const fds = () => readdirSync('/proc/self/fd').length;
+    // node_modules, then pkgN and pkgN/lib each: 2 x pkgs + 1 directories, below the bound this
+    // process's fd limit gives by an eviction batch (1/16) and a few entries of the tests above.
+    const bound = cacheBound(fdLimit());
+    const pkgs = Math.min(400, (bound - (bound >> 4) - 8) >> 1);
+    const more = ((bound - 2 * pkgs) >> 1) + 40; // then enough packages to pass the bound by 80 directories
+    const lib = (i) => `node_modules/pkg${i}/lib`;
+    for (let i = 0; i < pkgs + more; i++) {
+      mkdirSync(at(rootPath, lib(i)), { recursive: true });
+      writeFileSync(at(rootPath, `${lib(i)}/index.js`), 'x');
+    }
+    const cache = new DirCache();
+    const before = fds();
+    for (let i = 0; i < pkgs; i++) assert.equal(lookup(root, cache, `${lib(i)}/index.js`).stat.size, 1n);
+    for (let i = 0; i < pkgs; i++) {
+      const e = cache.take(root.fd, lib(i));
+      assert.ok(e, `${lib(i)} is still cached after ${pkgs} packages (bound ${MAX_CACHED_DIRS})`);
+      release(e);
+    }
+    // Past the bound: the oldest go, the newest stay, the fds held stay within the bound.
+    for (let i = pkgs; i < pkgs + more; i++) assert.equal(lookup(root, cache, `${lib(i)}/index.js`).stat.size, 1n);
+    assert.ok(fds() - before <= MAX_CACHED_DIRS, `${fds() - before} fds more, bound ${MAX_CACHED_DIRS}`);
+    for (let i = pkgs + more - 40; i < pkgs + more; i++) {
+      const e = cache.take(root.fd, lib(i));
+      assert.ok(e, `${lib(i)}, just walked, is cached`);
+      release(e);
+    }
+    // node_modules/pkg0 is the least recently used (the checks above took only the lib directories).
+    assert.equal(cache.take(root.fd, 'node_modules/pkg0'), undefined, 'the least recently used directory was evicted');
+    assert.equal(lookup(root, cache, `${lib(0)}/index.js`).stat.size, 1n, 'and is walked again');
+  });
 });
