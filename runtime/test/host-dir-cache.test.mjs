@@ -220,3 +220,45 @@ test("a project's directories stay cached up to the bound; past it the oldest ar
     assert.equal(lookup(root, cache, `${lib(0)}/index.js`).stat.size, 1n, 'and is walked again');
   });
 });
+
+test("at the fd limit, a lookup gets the cache's idle fds back instead of failing (EMFILE)", { skip }, () => {
+  // A child with a limit of 256 fds (bound 64): 60 directories cached and idle, then every other
+  // fd taken; the walk into one more directory meets EMFILE, the thread's idle entries are closed
+  // and the open is tried once more. The program's own open of a file (path_open's) likewise.
+  const base = mkdtempSync(join(tmpdir(), 'spindle-dircache-'));
+  try {
+    writeFileSync(join(base, 'top'), 'x');
+    for (let i = 0; i < 61; i++) {
+      mkdirSync(join(base, `d${i}`));
+      writeFileSync(join(base, `d${i}/f`), 'x');
+    }
+    const dist = new URL('../dist/platform/node/', import.meta.url).href;
+    const script = join(base, 'child.mjs');
+    writeFileSync(script, `
+      import { closeSync, constants, openSync } from 'node:fs';
+      import { DirCache, MAX_CACHED_DIRS } from '${dist}host-dir-cache.js';
+      import { inDir, quiet, walk } from '${dist}host-path.js';
+      const root = { fd: openSync(${JSON.stringify(base)}, constants.O_RDONLY | constants.O_DIRECTORY), path: '' };
+      const cache = new DirCache();
+      const errno = (f) => { try { return f(); } catch (e) { return 'errno ' + (e?.errno ?? e?.code ?? e); } };
+      const stat = (p) => errno(() => String(walk(root, p, false, (r) => r.stat.size, cache)));
+      for (let i = 0; i < 60; i++) stat('d' + i + '/f');
+      const held = [];
+      for (;;) { try { held.push(openSync('/dev/null', 'r')); } catch { break; } }
+      const dir = stat('d60/f');
+      for (const fd of held.splice(0)) closeSync(fd);
+      for (let i = 0; i < 50; i++) stat('d' + i + '/f');
+      for (;;) { try { held.push(openSync('/dev/null', 'r')); } catch { break; } }
+      const file = errno(() => walk(root, 'top', false, (r) => { const fd = quiet(() => openSync(inDir(r.parent, r.name), 'r')); closeSync(fd); return 'opened'; }, cache));
+      console.log(JSON.stringify({ bound: MAX_CACHED_DIRS, held: held.length, dir, file }));
+    `);
+    const out = execFileSync('sh', ['-c', 'ulimit -n 256 && exec "$0" "$1"', process.execPath, script], { encoding: 'utf8' });
+    const r = JSON.parse(out.trim().split('\n').pop());
+    assert.equal(r.bound, 64);
+    assert.ok(r.held > 100, `the child took the fds left (${r.held})`);
+    assert.equal(r.dir, '1', 'the walk into a new directory at the limit succeeds');
+    assert.equal(r.file, 'opened', "a file's open at the limit succeeds");
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+});

@@ -35,7 +35,8 @@
  * bound below that reopens most of them on every bundle (64: 1,700 opens, evictions and walks
  * per bundle, +35-55 ms of the thread's CPU; bench/results/napi-2026-11-28-bigproject). Sixteen
  * threads with full caches then hold at most the whole limit; where the limit is small (1,024)
- * the bound stays 64.
+ * the bound stays 64. A host call of this thread that meets the limit gives back this thread's
+ * idle entries and tries once more (`shedIdle`); other threads' entries stay theirs.
  */
 import { closeSync, readFileSync, readlinkSync } from 'node:fs';
 
@@ -199,6 +200,23 @@ export class DirCache {
 /** Ends a walk's use of `e`; closes it if it was evicted meanwhile and this was the last use. */
 export function release(e: CachedDir): void {
   if (--e.uses === 0 && e.dead) closeQuietly(e.fd);
+}
+
+/**
+ * Evicts every entry of this thread not in use, all roots together (their fds closed now): what
+ * a host call that met the fd limit (EMFILE, ENFILE) does before it tries once more (host-path.ts
+ * `quiet`), so that the cache never makes a program's own open fail while it holds idle fds.
+ * Returns how many were evicted.
+ */
+export function shedIdle(): number {
+  let n = 0;
+  for (const e of live) {
+    if (e.uses === 0) {
+      evict(e);
+      n++;
+    }
+  }
+  return n;
 }
 
 /** Removes `e` from the cache; its fd is closed now, or by its last user. */

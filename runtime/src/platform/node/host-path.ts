@@ -56,7 +56,7 @@ import { closeSync, existsSync, fstatSync, lstatSync, openSync, readlinkSync, st
 import { ERRNO_INVAL, ERRNO_LOOP, ERRNO_NAMETOOLONG, ERRNO_NOENT, ERRNO_NOTDIR, ERRNO_PERM } from '../../wasi/constants.js';
 import { fail, WasiErrno } from '../../wasi/errno.js';
 import { errnoOfNodeError } from './errno.js';
-import { FD_DIR, release, type CachedDir, type DirCache } from './host-dir-cache.js';
+import { FD_DIR, release, shedIdle, type CachedDir, type DirCache } from './host-dir-cache.js';
 
 export const MAX_SYMLINKS = 40;
 /** Linux's PATH_MAX: a guest path this long or longer is ENAMETOOLONG. */
@@ -79,15 +79,24 @@ export const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.
  */
 const QUIET = Object.getOwnPropertyDescriptor(Error, 'stackTraceLimit')?.writable === true;
 
-/** Runs `f`, a node:fs call that may fail, with no stack captured for its error. */
+/**
+ * Runs `f`, a node:fs call that may fail, with no stack captured for its error. A call that
+ * meets the process's fd limit (EMFILE, ENFILE: an open) runs once more after this thread's
+ * directory cache gave back its idle fds, if it held any (host-dir-cache.ts shedIdle): the cache
+ * never costs the program an fd it would otherwise have had. (An open that fails so has no
+ * effect, O_CREAT included: the kernel takes the fd before it looks the name up.)
+ */
 export function quiet<T>(f: () => T): T {
-  if (!QUIET) return f();
   const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
+  if (QUIET) Error.stackTraceLimit = 0;
   try {
     return f();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException | undefined)?.code;
+    if ((code === 'EMFILE' || code === 'ENFILE') && shedIdle() > 0) return f();
+    throw e;
   } finally {
-    Error.stackTraceLimit = limit;
+    if (QUIET) Error.stackTraceLimit = limit;
   }
 }
 
