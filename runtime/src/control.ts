@@ -323,22 +323,18 @@ export class Control {
   }
 
   /**
-   * Takes a slot off the idle stack: the most recently pushed warm one (markReady), else the most
-   * recently pushed ready one, else (not with `readyOnly`) the one pushed first, which is still
-   * booting; with `warmOnly` only a warm one. Returns -1 when there is none.
-   *
-   * Booting workers are pushed when they start (pool.ts) and boot side by side, so the first
-   * pushed is about the first to be ready: the top one started last, and a thread given to it
-   * waited for the longest boot while others were ready (7-30 ms for rolldown's first bundle,
-   * bench/results/napi-2026-11-28-first). A worker that ran a thread is pushed only once ready.
+   * Takes a slot off the idle stack: the most recently pushed one; with `readyOnly` the most
+   * recently pushed warm one (markReady), else the most recently pushed ready one; with `warmOnly`
+   * only a warm one. Returns -1 when there is none.
    */
   popIdle(readyOnly = false, warmOnly = false): number {
     this.lock();
     const n = this.words[IDLE_COUNT]!;
     let i = n - 1;
-    while (i >= 0 && this.readyOf(this.words[this.idle(i)]!) !== READY_WARM) i--;
-    if (i < 0 && !warmOnly) for (i = n - 1; i >= 0 && this.readyOf(this.words[this.idle(i)]!) === READY_NOT;) i--;
-    if (i < 0 && !warmOnly && !readyOnly && n > 0) i = 0;
+    if (readyOnly || warmOnly) {
+      while (i >= 0 && this.readyOf(this.words[this.idle(i)]!) !== READY_WARM) i--;
+      if (i < 0 && !warmOnly) for (i = n - 1; i >= 0 && this.readyOf(this.words[this.idle(i)]!) === READY_NOT;) i--;
+    }
     let slot = -1;
     if (i >= 0) {
       slot = this.words[this.idle(i)]!;

@@ -28,19 +28,17 @@ function pool(n, spare) {
 }
 
 describe('pool: control block and top-up', () => {
-  test('a spawn takes a ready worker before one that is still booting, even one pushed later; with none ready, the one that started booting first', () => {
+  test('a spawn takes a ready worker before one that is still booting, even one pushed later', () => {
     const { ctl, keeper } = pool(8, 0);
     keeper.prewarm(3); // slots 0, 1, 2 on the idle stack, none booted
     ctl.markReady(0);
     assert.equal(ctl.takeIdle(0), 0);
     assert.equal(ctl.stats().waited, 0);
-    // None ready: the booting worker pushed first (started first: booting side by side, about
-    // the first to be ready); its thread starts once it has booted. (The last pushed, 2, started
-    // last.)
-    assert.equal(ctl.takeIdle(0), 1);
-    assert.equal(ctl.stats().waited, 1);
-    ctl.markReady(2);
+    // None ready: the most recently pushed booting worker; its thread starts once it has booted.
     assert.equal(ctl.takeIdle(0), 2);
+    assert.equal(ctl.stats().waited, 1);
+    ctl.markReady(1);
+    assert.equal(ctl.takeIdle(0), 1);
     assert.equal(ctl.takeIdle(0), -1);
   });
 
@@ -149,8 +147,8 @@ describe('pool: control block and top-up', () => {
   test('no top-up while the prewarmed pool covers the demand', () => {
     const { ctl, started, keeper } = pool(16, 2);
     keeper.prewarm(2);
-    assert.equal(ctl.takeIdle(0), 0);
     assert.equal(ctl.takeIdle(0), 1);
+    assert.equal(ctl.takeIdle(0), 0);
     assert.equal(ctl.wantsTopUp, false);
     keeper.topUp();
     assert.deepEqual(started, [0, 1]);
