@@ -150,7 +150,7 @@ export type WasmInput = Uint8Array | ArrayBuffer | WebAssembly.Module | string |
 /** emnapi's instantiateNapiModuleSync on spindle. */
 export function instantiateSync(np: NapiPlatform, input: Uint8Array | ArrayBuffer | WebAssembly.Module, options: NapiInstantiateOptions, host: NapiHostOptions): NapiSource {
   // Node: the pool's first worker boots while the addon is rewritten and compiled (np.warm).
-  const spares = np.warmSync ? np.warm?.(hostOptionsOf(np, options, host).threads ?? defaultThreads(np.platform)) : undefined;
+  const spares = np.warmSync ? np.warm?.(poolSize(np, options, host)) : undefined;
   try {
     const loaded = loadProgramSync(input instanceof WebAssembly.Module || input instanceof Uint8Array ? input : new Uint8Array(input),
       isNapiImport, undefined, 'reactor', fileName(options), np.guardRewrite);
@@ -171,7 +171,7 @@ export async function instantiate(np: NapiPlatform, input: WasmInput | Promise<W
   const read = await readModuleSource(source as Exclude<WasmInput, Response>, np.platform.readFile);
   // The pool's first workers start now, once the addon is read (their scripts would compete with
   // the download), so that they boot while it is rewritten and compiled.
-  const spares = np.warm?.(hostOptionsOf(np, options, host).threads ?? defaultThreads(np.platform));
+  const spares = np.warm?.(poolSize(np, options, host));
   try {
     const loaded = await loadProgram(read, isNapiImport, undefined, 'reactor', np.guardRewrite);
     // Memory mounts asked for by path: made now (the memory-FS module compiles asynchronously).
@@ -365,6 +365,11 @@ class NapiSession {
 /** spindle's options for one addon: the platform's defaults, then the loader's `wasi`, then the caller's. */
 function hostOptionsOf(np: NapiPlatform, options: NapiInstantiateOptions, host: NapiHostOptions): NapiHostOptions {
   return { ...np.defaults, ...np.hostOptionsFor(options.wasi), ...definedOnly(host) };
+}
+
+/** The pool workers an addon's program starts ahead (`threads`, else the platform's default): what `np.warm` prepares for. */
+function poolSize(np: NapiPlatform, options: NapiInstantiateOptions, host: NapiHostOptions): number {
+  return hostOptionsOf(np, options, host).threads ?? defaultThreads(np.platform);
 }
 
 /** The shared memory the module asks for, when no loader made one. */

@@ -63,18 +63,22 @@ export class HostDirectory implements Directory {
     const os = this.table.pinOs(this.fd, this.gen);
     if (os < 0) fail(ERRNO_BADF);
     try {
-      return walk({ fd: os, path: this.path, hostRoot: this.hostRoot ??= isHostRoot(os) }, path, follow, f, this.cache, lastStat);
+      return walk({ fd: os, path: this.path, hostRoot: this.hostRootAt(os) }, path, follow, f, this.cache, lastStat);
     } finally {
       this.table.unpinOs(os);
     }
   }
-  /** Whether this directory is the host's root (its OS fd pinned to ask). */
+  /** Whether this directory, pinned as OS fd `os`, is the host's root: asked once. */
+  private hostRootAt(os: number): boolean {
+    return this.hostRoot ??= isHostRoot(os);
+  }
+  /** The same, pinning the OS fd to ask when it was not asked yet (before any walk). */
   private isHostRoot(): boolean {
     if (this.hostRoot !== undefined) return this.hostRoot;
     const os = this.table.pinOs(this.fd, this.gen);
     if (os < 0) fail(ERRNO_BADF);
     try {
-      return this.hostRoot = isHostRoot(os);
+      return this.hostRootAt(os);
     } finally {
       this.table.unpinOs(os);
     }
@@ -275,7 +279,7 @@ export class HostDirectory implements Directory {
       const target = sys(() => readlinkSync(inDir(r.parent, r.name), { encoding: 'buffer' }));
       // wasmtime does not even show an absolute target (it could only lead out of the directory);
       // in the host's root it leads nowhere outside, and the walk follows it (host-path.ts).
-      if (target[0] === 0x2f && this.hostRoot !== true) fail(ERRNO_PERM);
+      if (target[0] === 0x2f && !this.isHostRoot()) fail(ERRNO_PERM);
       return target;
     });
   }
