@@ -125,7 +125,7 @@ test('an intermediate component that is a file, missing, a symlink or a fifo: th
   });
 });
 
-test("a root of '/' (what napi-rs's generated loaders preopen): its cache validates, it follows an absolute symlink from itself, and '..' still stops at it", { skip }, () => {
+test("a root of '/' (what napi-rs's generated loaders preopen): its cache validates, it follows an absolute symlink from itself and a symlink's '..' stays at it, and the path's own '..' still stops at it", { skip }, () => {
   // Nothing is outside '/': there (DirRef.hostRoot, which HostDirectory sets for the host's root)
   // an absolute symlink's target is walked from the root, as the kernel and node:wasi look it up,
   // also when the walk started at a cached directory (it restarts at the root); '..' above the
@@ -142,6 +142,8 @@ test("a root of '/' (what napi-rs's generated loaders preopen): its cache valida
     writeFileSync(`${base}/t/h`, 'hello');
     symlinkSync(`${base}/t`, `${base}/d/abs`);
     symlinkSync(`${base}/t/h`, `${base}/d/sub/absfile`);
+    // A relative target climbing above '/' and down again: its '..' at '/' stays there (the kernel's answer).
+    symlinkSync(`${'../'.repeat(rel.split('/').length + 3)}${rel}/t`, `${base}/d/sky`);
     const root = { fd, path: '', hostRoot: true };
     const errno = (f) => { try { f(); return 0; } catch (e) { return e?.errno ?? e; } };
     const cache = new DirCache();
@@ -156,6 +158,7 @@ test("a root of '/' (what napi-rs's generated loaders preopen): its cache valida
       const how = c ? 'with the cache' : 'from the root';
       for (const follow of [false, true]) {
         assert.equal(lookup(root, c, `${rel}/d/abs/h`, follow).stat.size, 5n, `an absolute symlink inside the path is walked from '/', ${how}`);
+        assert.equal(lookup(root, c, `${rel}/d/sky/h`, follow).stat.size, 5n, `a symlink's '..' at '/' stays at '/', ${how}`);
         assert.equal(errno(() => lookup(root, c, '..', follow)), 63, `EPERM for '..' at '/', ${how}`);
         assert.equal(errno(() => lookup(root, c, `${rel}/d/${up}etc`, follow)), 63, `EPERM for '..' climbing above '/', ${how}`);
         assert.equal(lookup(root, c, `${rel}/d/sub/g`, follow).stat.size, 3n);
@@ -165,6 +168,7 @@ test("a root of '/' (what napi-rs's generated loaders preopen): its cache valida
     }
     const other = { fd, path: '' };
     assert.equal(errno(() => lookup(other, undefined, `${rel}/d/abs/h`)), 63, 'the same fd as any other root: EPERM');
+    assert.equal(errno(() => lookup(other, undefined, `${rel}/d/sky/h`)), 63, "the same fd as any other root: a symlink's '..' above it is EPERM");
     assert.equal(errno(() => lookup(other, new DirCache(), `${rel}/d/sub/absfile`, true)), 63, 'the same fd as any other root, cached: EPERM');
     renameSync(`${base}/d/sub`, `${base}/d/moved`);
     assert.equal(cache.take(fd, `${rel}/d/sub`), undefined, 'the renamed directory is not used');

@@ -234,3 +234,53 @@ test("a preopen of the host's root '/' (what napi-rs's generated loaders ask for
   assert.equal(symlink(d, outside, 'src/made-abs-2'), C.ERRNO_PERM);
   assert.equal(existsSync(join(dir, 'src', 'made-abs-2')), false);
 }));
+
+test("in a preopen of the host's root a path of plain names is resolved by the kernel in one call: the same answers as the walk gives the same path spelled with './'", () => withTree((dir, base) => {
+  // host-path.ts's kernelPathInRoot: what the drop-in's '/' preopen does for every lookup of a
+  // bundler. A path with a '.' component is always walked, so each pair below compares the two
+  // ways on the same names, both rounds (the second through the directory cache). In '/' a
+  // symlink's '..' at the root stays there, as the kernel's does; the guest's own '..' above '/'
+  // stays EPERM.
+  const rel = realpathSync(dir).slice(1);
+  const depth = rel.split('/').length;
+  symlinkSync(`${'../'.repeat(depth + 3)}${rel}/a.txt`, join(dir, 'src', 'link-sky'));
+  symlinkSync(`${'../'.repeat(depth + 3)}${rel}/src`, join(dir, 'src', 'link-sky-dir'));
+  const r = program('/');
+  const cases = [
+    // [path under the tree, follow, path_filestat_get's answer, path_open's answer (for reading)]
+    ['a.txt', false, FILE, 'opened'],
+    ['src', false, DIR, 'opened'],
+    ['src/mod.ts', false, FILE, 'opened'],
+    ['src/mod.ts/tsconfig.json', false, C.ERRNO_NOTDIR, C.ERRNO_NOTDIR],
+    ['src/missing', false, C.ERRNO_NOENT, C.ERRNO_NOENT],
+    ['src/missing/x.ts', false, C.ERRNO_NOENT, C.ERRNO_NOENT],
+    ['src/deep/g.js', false, FILE, 'opened'],
+    ['src/link-in', false, LINK, C.ERRNO_LOOP],
+    ['src/link-in', true, FILE, 'opened'],
+    ['src/link-in/x', false, C.ERRNO_NOTDIR, C.ERRNO_NOTDIR],
+    ['src/link-up', true, FILE, 'opened'],
+    ['src/link-dir', false, LINK, C.ERRNO_LOOP],
+    ['src/link-dir', true, DIR, 'opened'],
+    ['src/link-dir/g.js', false, FILE, 'opened'],
+    ['src/link-out/secret.ts', false, FILE, 'opened'],
+    ['src/link-abs/secret.ts', false, FILE, 'opened'],
+    ['src/link-sky', true, FILE, 'opened'],
+    ['src/link-sky', false, LINK, C.ERRNO_LOOP],
+    ['src/link-sky-dir/mod.ts', false, FILE, 'opened'],
+    ['src/loop1', true, C.ERRNO_LOOP, C.ERRNO_LOOP],
+    ['src/loop1/x', false, C.ERRNO_LOOP, C.ERRNO_LOOP],
+  ];
+  for (let round = 0; round < 2; round++) {
+    for (const [path, follow, stat, open] of cases) {
+      for (const spelled of [`${rel}/${path}`, `${rel}/./${path}`]) {
+        assert.equal(r.stat(spelled, follow), stat, `path_filestat_get ${spelled} (follow ${follow}, round ${round})`);
+        assert.equal(r.open(spelled, { follow }), open, `path_open ${spelled} (follow ${follow}, round ${round})`);
+      }
+    }
+    assert.equal(r.stat(`${rel}/${'../'.repeat(depth + 1)}etc`), C.ERRNO_PERM, "the guest's '..' above '/'");
+  }
+  // The preopen closed: EBADF, though the kernel's lookup needs no fd of it.
+  assert.equal(r.wasi.fd_close(3), C.ERRNO_SUCCESS);
+  assert.equal(r.stat(`${rel}/a.txt`), C.ERRNO_BADF);
+  assert.equal(r.open(`${rel}/a.txt`), C.ERRNO_BADF);
+}));

@@ -3,7 +3,10 @@
  * the calling thread. The directory fd's OS fd is pinned for the whole call (host-file.ts's
  * `pinned`), every guest path is resolved by `walk` (host-path.ts) from that OS fd one component
  * at a time, and the host call then acts on `(parent fd, name)` without following `name`:
- * confinement by construction, whatever another thread or process renames meanwhile.
+ * confinement by construction, whatever another thread or process renames meanwhile. In a
+ * directory that is the host's root, where nothing is outside, a path of plain names is the
+ * kernel's to resolve in one call instead (host-path.ts's kernelPathInRoot: path_filestat_get
+ * and path_open for reading), with the walk's answers.
  *
  * Read-only mounts (`--dir-ro`, `{ readOnly: true }`): every call that would change the tree, and
  * opening a file for writing (TRUNC and CREAT count as writing: compute the access first, check
@@ -14,7 +17,7 @@
  */
 import {
   constants, fstatSync, linkSync, lutimesSync, mkdirSync, openSync, readlinkSync, realpathSync,
-  renameSync, rmdirSync, symlinkSync, unlinkSync, closeSync, lstatSync,
+  renameSync, rmdirSync, statSync, symlinkSync, unlinkSync, closeSync, lstatSync,
 } from 'node:fs';
 import type { OpenedRoot } from '../../fs/drivers.js';
 import {
@@ -29,10 +32,10 @@ import type { Descriptor, Directory, Filestat } from '../../wasi/fd-table.js';
 import { AUX_OS_APPEND, AUX_OS_READ, AUX_OS_WRITE, AUX_READ_ONLY, filestatOf, filetypeOf, PendingHost, setFdTimes, type MountInfo } from './host-file.js';
 import { childPathIn, setTimes } from './host-times.js';
 import { DIR_INHERITING, hostDirEntryFor } from '../../fs/runtime-fs.js';
-import { cachedDirOf, DIR_FLAGS, dirItself, inDir, isHostRoot, lstatIn, PROC_FD, quiet, sys, walk, WALK, type DirRef, type Named, type Resolved } from './host-path.js';
+import { cachedDirOf, DIR_FLAGS, dirItself, inDir, isHostRoot, kernelPathInRoot, lstatIn, PROC_FD, quiet, sys, walk, WALK, type DirRef, type Named, type Resolved } from './host-path.js';
 import { errnoOfNodeError } from './errno.js';
 import { HOST_FILE, type SharedFdTable } from '../../fs/shared-fd-table.js';
-import { DirCache, release, type CachedDir } from './host-dir-cache.js';
+import { DirCache, release } from './host-dir-cache.js';
 
 const WRITE_RIGHTS = RIGHTS_FD_WRITE | RIGHTS_FD_DATASYNC | RIGHTS_FD_ALLOCATE | RIGHTS_FD_FILESTAT_SET_SIZE;
 const follows = (lookupflags: number): boolean => (lookupflags & LOOKUPFLAGS_SYMLINK_FOLLOW) !== 0;
@@ -103,11 +106,14 @@ export class HostDirectory implements Directory {
 
   filestatOrErrno(lookupflags: number, path: string): Filestat | number {
     const follow = follows(lookupflags);
-    if (this.cache !== undefined) {
-      // The usual lookup: the last name in a cached directory (host-path.ts's cachedDirOf).
-      const os = this.table.pinOs(this.fd, this.gen);
-      if (os < 0) return ERRNO_BADF;
-      try {
+    const os = this.table.pinOs(this.fd, this.gen);
+    if (os < 0) return ERRNO_BADF;
+    try {
+      // In the host's root, a path of plain names is the kernel's to resolve (host-path.ts).
+      const abs = this.hostRootAt(os) ? kernelPathInRoot(path) : undefined;
+      if (abs !== undefined) return kernelFilestat(abs, follow);
+      if (this.cache !== undefined) {
+        // The usual lookup: the last name in a cached directory (host-path.ts's cachedDirOf).
         const hit = cachedDirOf(os, path, this.cache);
         if (typeof hit === 'number') {
           if (hit !== WALK) return hit;
@@ -121,9 +127,9 @@ export class HostDirectory implements Directory {
             release(hit);
           }
         }
-      } finally {
-        this.table.unpinOs(os);
       }
+    } finally {
+      this.table.unpinOs(os);
     }
     return this.at(path, follow, filestatAnswer);
   }
@@ -169,31 +175,52 @@ export class HostDirectory implements Directory {
     // the last name unchecked and one open with O_NOFOLLOW answers for it, where the walk's lstat
     // and the open made two system calls. A symlink to follow, or a directory, is walked again
     // the general way (openResolved).
-    if (this.cache !== undefined) {
-      // The usual open: the last name in a cached directory (host-path.ts's cachedDirOf).
-      const os = this.table.pinOs(this.fd, this.gen);
-      if (os < 0) fail(ERRNO_BADF);
-      let hit: CachedDir | number;
-      let opened: Descriptor | undefined;
-      try {
-        hit = cachedDirOf(os, path, this.cache);
-        if (typeof hit === 'number') {
-          if (hit !== WALK) fail(hit);
-        } else {
-          try {
-            opened = this.openUnchecked(hit.dir, path.slice(path.lastIndexOf('/') + 1), follow, fdflags, rightsBase);
-          } finally {
-            release(hit);
-          }
-        }
-      } finally {
-        this.table.unpinOs(os);
-      }
-      // Not opened: a symlink to follow or a directory, which the general walk opens.
-      if (typeof hit !== 'number') return opened ?? this.at(path, follow, resolved);
-    }
+    const quick = this.openQuick(path, follow, fdflags, rightsBase);
+    if (quick !== undefined) return quick ?? this.at(path, follow, resolved);
     const opened = this.at(path, follow, (r, root) => (r.unchecked ? this.openUnchecked(r.parent, r.name!, follow, fdflags, rightsBase) : resolved(r, root)), false);
     return opened ?? this.at(path, follow, resolved);
+  }
+
+  /**
+   * path_open to read `path` the usual way, without a walk: in the host's root a path of plain
+   * names, which the kernel resolves (host-path.ts's kernelPathInRoot); else the last name in a
+   * cached directory (cachedDirOf). The descriptor; null when the name is a directory or a symlink
+   * to follow (the general walk opens it); undefined when neither way applies.
+   */
+  private openQuick(path: string, follow: boolean, fdflags: number, rightsBase: bigint): Descriptor | null | undefined {
+    if (this.cache === undefined && this.hostRoot === false) return undefined;
+    const os = this.table.pinOs(this.fd, this.gen);
+    if (os < 0) fail(ERRNO_BADF);
+    try {
+      const abs = this.hostRootAt(os) ? kernelPathInRoot(path) : undefined;
+      if (abs !== undefined) return this.openAbsolute(abs, follow, fdflags, rightsBase) ?? null;
+      if (this.cache === undefined) return undefined;
+      const hit = cachedDirOf(os, path, this.cache);
+      if (typeof hit === 'number') return hit === WALK ? undefined : fail(hit);
+      try {
+        return this.openUnchecked(hit.dir, path.slice(path.lastIndexOf('/') + 1), follow, fdflags, rightsBase) ?? null;
+      } finally {
+        release(hit);
+      }
+    } finally {
+      this.table.unpinOs(os);
+    }
+  }
+
+  /**
+   * path_open to read `abs` (kernelPathInRoot's host path), following the last name only when
+   * asked (else O_NOFOLLOW's ELOOP for a symlink, openResolved's answer): the descriptor of a
+   * file, undefined for a directory (closed again: the general walk opens it as a directory).
+   */
+  private openAbsolute(abs: string, follow: boolean, fdflags: number, rightsBase: bigint): Descriptor | undefined {
+    const flags = openFlags(0, fdflags, true, false) & (follow ? ~constants.O_NOFOLLOW : ~0);
+    let os: number;
+    try {
+      os = quiet(() => openSync(abs, flags, 0o666));
+    } catch (e) {
+      return fail(errnoOfNodeError(e));
+    }
+    return this.hostFile(os, fdflags, rightsBase, true, false, true);
   }
 
   /**
@@ -328,6 +355,19 @@ export class HostDirectory implements Directory {
       if (r.trailingSlash) fail(r.stat ? ERRNO_NOTDIR : ERRNO_NOENT);
       sys(() => unlinkSync(inDir(r.parent, r.name!)));
     });
+  }
+}
+
+/** lstatSync's and statSync's options for kernelFilestat, made once. */
+const STAT = { bigint: true, throwIfNoEntry: false } as const;
+
+/** path_filestat_get of `abs`, a host path `kernelPathInRoot` gave: the kernel resolves it, following the last name when asked. */
+function kernelFilestat(abs: string, follow: boolean): Filestat | number {
+  try {
+    const st = quiet(() => (follow ? statSync(abs, STAT) : lstatSync(abs, STAT)));
+    return st === undefined ? ERRNO_NOENT : filestatOf(st);
+  } catch (e) {
+    return errnoOfNodeError(e);
   }
 }
 
