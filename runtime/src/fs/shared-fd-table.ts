@@ -39,6 +39,7 @@
 import { ERRNO_BADF, ERRNO_MFILE, ERRNO_NAMETOOLONG } from '../wasi/constants.js';
 import { fail } from '../wasi/errno.js';
 import type { Descriptor, FdTable } from '../wasi/fd-table.js';
+import type { GuestMemory } from '../wasi/guest-memory.js';
 import { newSharedBuffer } from '../shared-buffer.js';
 
 /** Most fds open at once (Linux's default soft limit); past it path_open fails with EMFILE. */
@@ -124,6 +125,12 @@ export interface EntryKinds {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+
+/**
+ * Which Int32 word of a BigInt64 field holds its low 32 bits (typed arrays use the platform's byte
+ * order): 0 on little-endian platforms, 1 on big-endian ones.
+ */
+const LOW = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1 ? 0 : 1;
 
 export class SharedFdTable implements FdTable {
   readonly words: Int32Array;
@@ -334,6 +341,17 @@ export class SharedFdTable implements FdTable {
       inheriting: BigInt.asUintN(64, this.big[(b + RIGHTS_INHERITING) / 2]!),
     };
   }
+  /**
+   * fd_fdstat_get's struct of entry `fd` at guest `ptr` (EFAULT as `GuestMemory.setFdstat`), the
+   * flags and rights read from the entry's words as `field` and `rights` read them, with no BigInt
+   * or object in between (a bundler asks its directory's fdstat before every open).
+   */
+  fdstatInto(fd: number, filetype: number, mem: GuestMemory, ptr: number): void {
+    const b = this.at(fd);
+    const w = this.words;
+    mem.setFdstatWords(ptr, filetype, Atomics.load(w, b + FDFLAGS),
+      w[b + RIGHTS_BASE + LOW]!, w[b + RIGHTS_BASE + 1 - LOW]!, w[b + RIGHTS_INHERITING + LOW]!, w[b + RIGHTS_INHERITING + 1 - LOW]!);
+  }
   setRights(fd: number, base: bigint, inheriting: bigint): void {
     const b = this.at(fd);
     this.big[(b + RIGHTS_BASE) / 2] = BigInt.asIntN(64, base);
@@ -345,6 +363,21 @@ export class SharedFdTable implements FdTable {
   }
   setOffset(fd: number, offset: bigint): void {
     this.big[(this.at(fd) + OFFSET) / 2] = offset;
+  }
+  /**
+   * `offset` as a number when it is below 2^52 (an offset plus one read's length then stays an
+   * exact integer), else -1 (use `offset`): the same words, with no BigInt. Inside `withEntryLock`.
+   */
+  offsetNumber(fd: number): number {
+    const b = this.at(fd) + OFFSET;
+    const high = this.words[b + 1 - LOW]!;
+    return high >= 0 && high < 0x100000 ? high * 0x100000000 + (this.words[b + LOW]! >>> 0) : -1;
+  }
+  /** `setOffset` for an integer offset in [0, 2^53), with no BigInt. Inside `withEntryLock`. */
+  setOffsetNumber(fd: number, offset: number): void {
+    const b = this.at(fd) + OFFSET;
+    this.words[b + LOW] = offset % 0x100000000 | 0;
+    this.words[b + 1 - LOW] = Math.floor(offset / 0x100000000);
   }
   /** The host path of a directory entry. */
   path(fd: number): string {

@@ -144,6 +144,15 @@ export class GuestMemory {
     return v;
   }
 
+  /**
+   * All of memory, after checking [ptr, ptr + len) (EFAULT), for a host call that takes a buffer
+   * and an offset in it (`ptr >>> 0`): no view made per call. Aliases memory as `view` does.
+   */
+  whole(ptr: number, len: number): Uint8Array {
+    this.range(ptr, len);
+    return this.bytes;
+  }
+
   /** A copy of guest bytes [ptr, ptr + len) in a fresh non-shared buffer. */
   copy(ptr: number, len: number): Uint8Array {
     return this.view(ptr, len).slice();
@@ -185,6 +194,22 @@ export class GuestMemory {
     d.setUint32(at + FDSTAT_FILETYPE + 4, 0, true);
     d.setBigUint64(at + FDSTAT_RIGHTS_BASE, rightsBase, true);
     d.setBigUint64(at + FDSTAT_RIGHTS_INHERITING, rightsInheriting, true);
+  }
+
+  /**
+   * `setFdstat` with each right as two u32 words (low, high: the bits of its u64), for a caller
+   * that holds them so (the shared fd table): the same bytes, no BigInt.
+   */
+  setFdstatWords(ptr: number, filetype: number, flags: number, baseLow: number, baseHigh: number, inheritingLow: number, inheritingHigh: number): void {
+    const at = this.range(ptr, FDSTAT_SIZE);
+    const d = this.data;
+    d.setUint32(at + FDSTAT_FILETYPE, filetype & 0xff, true);
+    d.setUint16(at + FDSTAT_FLAGS, flags, true);
+    d.setUint32(at + FDSTAT_FILETYPE + 4, 0, true);
+    d.setUint32(at + FDSTAT_RIGHTS_BASE, baseLow, true);
+    d.setUint32(at + FDSTAT_RIGHTS_BASE + 4, baseHigh, true);
+    d.setUint32(at + FDSTAT_RIGHTS_INHERITING, inheritingLow, true);
+    d.setUint32(at + FDSTAT_RIGHTS_INHERITING + 4, inheritingHigh, true);
   }
 
   /** Zeroes `len` bytes at `ptr` (struct results start from zero padding). */

@@ -145,6 +145,10 @@ export class HostFile extends DescriptorBase {
     const r = this.table.rights(this.fd);
     return { filetype: this.table.field(this.fd, FILETYPE), flags: this.table.field(this.fd, FDFLAGS), rightsBase: r.base, rightsInheriting: r.inheriting };
   }
+  /** fd_fdstat_get's fast path: `fdstat`'s struct from the entry's words (SharedFdTable.fdstatInto). */
+  fdstatInto(mem: GuestMemory, ptr: number): void {
+    this.table.fdstatInto(this.fd, this.table.field(this.fd, FILETYPE), mem, ptr);
+  }
   /**
    * fdflags APPEND goes to the OS fd itself (the kernel appends atomically, and a cleared APPEND
    * must really stop appending: Linux's pwrite appends on an O_APPEND fd whatever the position).
@@ -234,8 +238,34 @@ export class HostFile extends DescriptorBase {
       this.table.unpinOs(os);
     }
   }
-  /** readInto's reads at the shared offset (under the entry lock), which they advance. */
+  /**
+   * readInto's reads at the shared offset (under the entry lock), which they advance. Below 2^52
+   * (every real file) the offset and positions are numbers and each read lands in memory by offset
+   * (`GuestMemory.whole`): no BigInt and no view per read; beyond, `preadIntoBig`.
+   */
   private preadInto(os: number, mem: GuestMemory, iovs: IoVecs): number {
+    const start = this.table.offsetNumber(this.fd);
+    if (start < 0) return this.preadIntoBig(os, mem, iovs);
+    let got = 0;
+    for (let i = 0; i < iovs.ptrs.length; i++) {
+      const len = iovs.lens[i]!;
+      if (len === 0) continue;
+      const ptr = iovs.ptrs[i]!;
+      let n: number;
+      try {
+        n = readSync(os, mem.whole(ptr, len), ptr >>> 0, len, start + got);
+      } catch (e) {
+        if (got === 0) return fail(e instanceof WasiErrno ? e.errno : errnoOfNodeError(e));
+        break; // as readv: the bytes already read are the answer
+      }
+      got += n;
+      if (n < len) break;
+    }
+    this.table.setOffsetNumber(this.fd, start + got);
+    return got;
+  }
+  /** preadInto at an offset of 2^52 or more: BigInt offsets and positions. */
+  private preadIntoBig(os: number, mem: GuestMemory, iovs: IoVecs): number {
     const start = this.table.offset(this.fd);
     let got = 0;
     for (let i = 0; i < iovs.ptrs.length; i++) {
@@ -327,6 +357,10 @@ export class HostDir extends DescriptorBase {
   fdstat(): Fdstat {
     const r = this.table.rights(this.fd);
     return { filetype: FILETYPE_DIRECTORY, flags: this.table.field(this.fd, FDFLAGS), rightsBase: r.base, rightsInheriting: r.inheriting };
+  }
+  /** fd_fdstat_get's fast path (a bundler asks it before every open): as HostFile's. */
+  fdstatInto(mem: GuestMemory, ptr: number): void {
+    this.table.fdstatInto(this.fd, FILETYPE_DIRECTORY, mem, ptr);
   }
   override setFdflags(flags: number): void { this.table.setField(this.fd, FDFLAGS, flags); }
   override setRights(): void { fail(ERRNO_NOTSUP); }
