@@ -4,13 +4,15 @@
 //              kind, the summed time inside the calls (the floor `abs` is timed the same way);
 //   DIST@raw   the path calls skip the WASI imports: path_filestat_get is the fd's Directory's
 //              filestatOrErrno on the recording's string, path_open its open + the fd table's
-//              insert (no import wrapper, flag checks, guest-string decoding, stat write).
+//              insert (no import wrapper, flag checks, guest-string decoding, stat write);
+//   DIST@str   as @raw, but each path is first copied into guest memory and decoded by a
+//              GuestMemory (what the import does, and the replay's own copy): @raw + decoding.
 // The recordings are read from ../napi-2026-11-28-bigproject. Everything else as replay-big.mjs:
 // one bundle's WASI file calls through each dist's own imports, a fresh worker per round and
 // dist, PASSES passes per worker (pass 1 = a worker's first bundle), thread CPU per pass, every
 // errno and read length checked against the recording, dists interleaved (ABBA).
 //
-//   node replay-fd.mjs --per --calls calls-direct.jsonl.gz --root /tmp/h52/big [--rounds N] [--passes P] DIST... [DIST@raw] [abs]
+//   node replay-fd.mjs --per --calls calls-direct.jsonl.gz --root /tmp/h52/big [--rounds N] [--passes P] DIST... [DIST@raw] [DIST@str] [abs]
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -29,7 +31,7 @@ if (isMainThread) {
   const per = args.includes('--per') ? (args.splice(args.indexOf('--per'), 1), true) : false;
   // DIST@raw: the path calls go to the fd's Directory straight (filestatOrErrno, open + the fd
   // table's insert) with the recording's strings: no import wrapper, checks, decoding or stat write.
-  const dists = args.map((d) => (d === 'abs' || d.endsWith('/abs') ? '/abs' : d.endsWith('@raw') ? `${resolve(d.slice(0, -4))}@raw` : resolve(d)));
+  const dists = args.map((d) => (d === 'abs' || d.endsWith('/abs') ? '/abs' : d.endsWith('@raw') ? `${resolve(d.slice(0, -4))}@raw` : d.endsWith('@str') ? `${resolve(d.slice(0, -4))}@str` : resolve(d)));
   const calls = gunzipSync(readFileSync(callsFile)).toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
   const res = dists.map(() => []);
   const stats = dists.map(() => null);
@@ -95,7 +97,8 @@ if (isMainThread) {
   parentPort.postMessage({ ms, stats: null, cat: catAll });
 } else {
   const { dist: named, root: rootPath, calls, passes, per } = workerData;
-  const raw = named.endsWith('@raw');
+  const raw = named.endsWith('@raw') || named.endsWith('@str');
+  const viaMem = named.endsWith('@str');
   const dist = raw ? named.slice(0, -4) : named;
   const { performance } = await import('node:perf_hooks');
   const imp = (p) => import(pathToFileURL(join(dist, p)).href);
@@ -104,6 +107,7 @@ if (isMainThread) {
   const { nodeHostFs } = await imp('platform/node/host-fs.js');
   const { wasiPreview1 } = await imp('wasi/preview1.js');
   const { WasiErrno } = await imp('wasi/errno.js');
+  const { GuestMemory } = await imp('wasi/guest-memory.js');
   const errnoOf = (f) => { try { return f(); } catch (x) { if (x instanceof WasiErrno) return x.errno; throw x; } };
   const table = SharedFdTable.create();
   const root = nodeHostFs.root(rootPath);
@@ -115,6 +119,7 @@ if (isMainThread) {
   };
   const fds = threadFdTable({ table: table.buffer, mounts: [{ guest: rootPath, host: rootPath, readOnly: false }], memfs: null }, host, false, nodeHostFs);
   const wasi = wasiPreview1(host, { fds });
+  const gm = new GuestMemory(memory);
   const PATH = 1024, STAT = 4096, IOVS = 4200, OUT = 4300, BUF = 65536;
   const enc = new TextEncoder();
   const ops = calls.filter(([, n]) => n !== 'fd_prestat_get' && n !== 'fd_prestat_dir_name').map(([, n, a, r]) => ({ n, a, r, p: typeof a[2] === 'string' ? enc.encode(a[2]) : null }));
@@ -135,7 +140,9 @@ if (isMainThread) {
       switch (n) {
         case 'path_filestat_get':
           if (raw) {
-            const st = fds.get(map.get(a[0])).asDirectory().filestatOrErrno(a[1], a[2]);
+            let path = a[2];
+            if (viaMem) { bytes.set(p, PATH); path = gm.string(PATH, p.length); }
+            const st = fds.get(map.get(a[0])).asDirectory().filestatOrErrno(a[1], path);
             e = typeof st === 'number' ? st : 0;
             break;
           }
@@ -145,7 +152,9 @@ if (isMainThread) {
         case 'path_open':
           if (raw) {
             let fd = -1;
-            e = errnoOf(() => { fd = fds.insert(fds.get(map.get(a[0])).asDirectory().open(a[1], a[2], a[3], BigInt(a[4]), BigInt(a[5]), a[6])); return 0; });
+            let path = a[2];
+            if (viaMem) { bytes.set(p, PATH); path = gm.string(PATH, p.length); }
+            e = errnoOf(() => { fd = fds.insert(fds.get(map.get(a[0])).asDirectory().open(a[1], path, a[3], BigInt(a[4]), BigInt(a[5]), a[6])); return 0; });
             if (e === 0) map.set(a[7], fd);
             break;
           }
