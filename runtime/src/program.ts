@@ -21,7 +21,7 @@ import { isSharedBuffer } from './shared-buffer.js';
 import { PoolKeeper } from './pool.js';
 import { HostQueue } from './host-queue.js';
 import { jspiForWorkers, workerJspiFlag } from './jspi.js';
-import { installWaitHook } from './wait-hook.js';
+import { installSpinWaitHook, installWaitHook } from './wait-hook.js';
 
 export type OutputOption = 'inherit' | ((chunk: Uint8Array) => void);
 
@@ -175,6 +175,15 @@ export class Program {
   startReactorSync(setup: ReactorSetup = {}): WebAssembly.Imports {
     const fs = hasFsOptions(this.options) ? ProgramFs.createSync(this.options, this.fsDrivers(), setup.memory) : null;
     return this.beginReactor(fs, setup);
+  }
+
+  /**
+   * A reactor's own instance, which its caller instantiated and runs on its own thread: where
+   * that thread may not block (a page's thread in browsers), its waits spin there instead of
+   * trapping (wait-hook.ts installSpinWaitHook). Elsewhere nothing changes.
+   */
+  callerInstance(exports: WebAssembly.Exports): void {
+    if (this.init.memory) installSpinWaitHook(exports, this.init.memory, this.ctl);
   }
 
   /** A reactor's end: the status `start()` would resolve with. */

@@ -21,6 +21,12 @@ import { compiledOnce, funcrefModule, type Signature } from './wasm-module-bytes
 /** How long a hooked wait sleeps before it looks at the program's state again (ms). */
 const SLICE_MS = 5;
 
+/**
+ * How long a spinning wait (installSpinWaitHook) spins before it returns as woken when the value
+ * did not change (ms): a notify that changes nothing is seen no later than this.
+ */
+const SPIN_SLICE_MS = 2;
+
 export const RESULTS: Record<string, number> = { ok: 0, 'not-equal': 1, 'timed-out': 2 };
 
 /** The types of memory.atomic.wait32 and wait64: (address, expected, timeout in ns) -> result. */
@@ -102,4 +108,59 @@ export function installWaitHook(exports: WebAssembly.Exports, memory: WebAssembl
       if (result !== 'timed-out' || performance.now() >= deadline) return RESULTS[result]!;
     }
   });
+}
+
+/**
+ * Whether this thread may block in Atomics.wait: everywhere but a browser page's own thread
+ * (window), where Atomics.wait throws, and so does wasm's `memory.atomic.wait32/64` ("Atomics.wait
+ * cannot be called in this context"). Asked of the engine itself: a wait on a private cell that
+ * returns at once ("not-equal") where waiting is allowed.
+ */
+export function mayWaitHere(): boolean {
+  try {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 1, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * For an instance that runs on a thread that may not block (a napi addon's, whose calls run on a
+ * page's thread in browsers: napi/host.ts): routes its waits through a wait that spins on the
+ * value instead of sleeping, so that a lock another thread holds (a Rust or libc mutex, a join) is
+ * waited for there as a native thread would, instead of trapping. Returns false, installing
+ * nothing, where this thread may wait (its waits stay the instructions) or the module has no hook.
+ * (`mayWait`: whether this thread may wait; tests pass false to run the spinning wait in Node.)
+ *
+ * Semantics: "not-equal" when the value differs at the call; "ok" once it changes; "timed-out"
+ * at the timeout; and "ok" after SPIN_SLICE_MS with no change (a spurious wake-up, which every
+ * futex user re-checks for: musl's and Rust's locks, joins and condition variables loop on their
+ * value), so a notify that changes nothing cannot leave the thread spinning for good. Once the
+ * program has ended (another thread called exit() or trapped), the wait unwinds this thread with
+ * ExitSignal, as a hooked wait does. The page's thread is busy while it spins: a lock held long
+ * keeps the page from rendering, as it would keep a native thread from running.
+ */
+export function installSpinWaitHook(exports: WebAssembly.Exports, memory: WebAssembly.Memory, ctl: Pick<Control, 'exited' | 'exitCode'>, mayWait = mayWaitHere()): boolean {
+  if (mayWait) return false;
+  return setWaitHook(exports, (addr, size, expected, timeoutNs) => spinWait(memory, addr / size, size, expected, timeoutNs, ctl));
+}
+
+function spinWait(memory: WebAssembly.Memory, index: number, size: 4 | 8, expected: number | bigint, timeoutNs: bigint, ctl: Pick<Control, 'exited' | 'exitCode'>): number {
+  // The wrapper refreshed this thread's view before the call, and memory never shrinks: this view
+  // keeps covering the address however the memory grows meanwhile.
+  const view = size === 4 ? new Int32Array(memory.buffer) : new BigInt64Array(memory.buffer);
+  const load = (): number | bigint => Atomics.load(view as Int32Array, index);
+  if (load() !== expected) return RESULTS['not-equal']!;
+  const start = performance.now();
+  const deadline = timeoutNs < 0n ? Infinity : start + Number(timeoutNs) / 1e6;
+  const spurious = start + SPIN_SLICE_MS;
+  for (let i = 1; ; i++) {
+    if (load() !== expected) return RESULTS.ok!;
+    if ((i & 255) !== 0) continue;
+    if (ctl.exited) throw new ExitSignal(ctl.exitCode);
+    const now = performance.now();
+    if (now >= deadline) return RESULTS['timed-out']!;
+    if (now >= spurious) return RESULTS.ok!;
+  }
 }

@@ -26,6 +26,7 @@ before(async () => {
   for (const p of [join(repoRoot, 'tests', 'napi', 'web', 'node_modules', 'vite'), join(runtimeDir, 'examples', 'napi-vite', 'node_modules', 'vite')]) {
     assert.ok(existsSync(p), `${p} is missing: ${SETUP}`);
   }
+  assert.ok(existsSync(pages.peerWasm), `${pages.peerWasm} is missing: run 'bash tests/napi/peer/build.sh' (tools/test.sh does)`);
   out = mkdtempSync(join(tmpdir(), 'spindle-napi-pages-'));
   pages.buildPages(out);
   server = await pages.serve(out);
@@ -89,10 +90,21 @@ async function channelQuiet(target) {
   assert.equal(r.heard, 0, `'async-send' messages heard on spindle/napi's BroadcastChannels (${r.channelNames} names), which pool workers hold: ${r.heard} of 300 calls`);
 }
 
+/**
+ * The addon's instance runs on the page's thread, where Atomics.wait (and wasm's atomic wait)
+ * throws: a lock one of its pool threads holds must still be waited for there, not trap
+ * ("Atomics.wait cannot be called in this context": rolldown's direct route once, on a busy machine).
+ */
+async function lockOnPage(target) {
+  const r = await pages.runJob(target, server.url, 'direct', 'lock');
+  assert.equal(r.result, 'ok: locked after the holder');
+}
+
 describe('napi-rs packages on spindle/napi in Chromium', () => {
   test('oxc-parser: 300+ files through parseSync and parse(), drop-in and direct API, output equal to the stock loader\'s', () => parseEverywhere(browser));
   test('rolldown: a multi-file project from a memory filesystem, drop-in and direct API, output bytes equal to the stock loader\'s', () => bundleEverywhere(browser));
   test('oxc-parser\'s parse(), 300 calls: no emnapi message where a pool worker receives it', () => channelQuiet(browser));
+  test('an addon waits on the page\'s thread for a lock its pool thread holds (our peer addon\'s contendedLock)', () => lockOnPage(browser));
 });
 
 describe('napi-rs packages on spindle/napi in Firefox ESR (where the stock loader runs too)', () => {
@@ -103,6 +115,7 @@ describe('napi-rs packages on spindle/napi in Firefox ESR (where the stock loade
   test('oxc-parser: 300+ files, stock loader, drop-in and direct API, equal output', () => parseEverywhere(firefox));
   test('rolldown: the project from a memory filesystem, stock loader, drop-in and direct API, equal output', () => bundleEverywhere(firefox));
   test('oxc-parser\'s parse(), 300 calls: no emnapi message where a pool worker receives it', () => channelQuiet(firefox));
+  test('an addon waits on the page\'s thread for a lock its pool thread holds (our peer addon\'s contendedLock)', () => lockOnPage(firefox));
 });
 
 describe('the Vite example (runtime/examples/napi-vite)', () => {

@@ -17,7 +17,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { guardThreads, HOOKED_EXPORT, HOOKS_EXPORT, TAIL_INTERVAL } from '../dist/thread-guards.js';
-import { installWaitHook } from '../dist/wait-hook.js';
+import { installSpinWaitHook, installWaitHook, mayWaitHere } from '../dist/wait-hook.js';
 import { ExitSignal } from '../dist/errors.js';
 import { sitesOf, walkBody } from '../dist/wasm-code.js';
 import { ModuleBuilder, op, uleb } from './fixtures/wasm-builder.mjs';
@@ -328,6 +328,71 @@ describe('the wait hook (calling-thread mode: another thread\'s exit ends a bloc
     assert.throws(() => exports.w32(32, 0, -1n), (e) => e instanceof ExitSignal && e.code === 7);
     assert.equal(ctl.reads, 3);
     assert.throws(() => exports.w64(32, 0n, -1n), (e) => e instanceof ExitSignal && e.code === 7, 'an ended program: at once');
+  });
+});
+
+describe('the spinning wait (a thread that may not block: a napi addon\'s calls on a page\'s thread)', () => {
+  // The same two waits (w32, w64) as above, their hook filled by installSpinWaitHook, which Node
+  // (where this thread may wait) is told it may not, as a page's thread is.
+  const m = new ModuleBuilder();
+  m.importMemory('env', 'memory', { initial: 1, maximum: 2, shared: true });
+  const g = (i) => op.localGet(i);
+  m.exportFunc('w32', m.func(['i32', 'i32', 'i64'], ['i32'], [...g(0), ...g(1), ...g(2), 0xfe, 0x01, 0x02, 0x00]));
+  m.exportFunc('w64', m.func(['i32', 'i64', 'i64'], ['i32'], [...g(0), ...g(1), ...g(2), 0xfe, 0x02, 0x03, 0x00]));
+  const module = new WebAssembly.Module(guardThreads(m.build()).bytes);
+  const spinning = (ctl = { exited: false, exitCode: 0 }) => {
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 2, shared: true });
+    const exports = new WebAssembly.Instance(module, { env: { memory } }).exports;
+    assert.equal(installSpinWaitHook(exports, memory, ctl, false), true);
+    return { exports, memory };
+  };
+
+  test('where the thread may wait (Node) nothing is installed', () => {
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: 2, shared: true });
+    const exports = new WebAssembly.Instance(module, { env: { memory } }).exports;
+    assert.equal(mayWaitHere(), true);
+    assert.equal(installSpinWaitHook(exports, memory, { exited: false, exitCode: 0 }), false);
+    assert.equal(exports[HOOKED_EXPORT].value, 0, 'the waits stay the instructions');
+  });
+
+  test('results: 1 not equal, 2 timed out, 0 when another thread changes the value; an unaligned address traps', async () => {
+    const { exports, memory } = spinning();
+    assert.equal(exports.w32(16, 1, 0n), 1);
+    assert.equal(exports.w32(16, 0, 1_000_000n), 2);
+    assert.equal(exports.w64(16, 1n, 0n), 1);
+    assert.equal(exports.w64(24, 0n, 1_000_000n), 2);
+    assert.throws(() => exports.w32(18, 0, 0n), WebAssembly.RuntimeError);
+    // A worker stores 5 at 64 (and 9n at 72) once this thread is spinning; the waits see the change.
+    const { Worker } = await import('node:worker_threads');
+    const w = new Worker(`const { workerData: m } = require('node:worker_threads');
+      const i32 = new Int32Array(m.buffer), i64 = new BigInt64Array(m.buffer);
+      while (Atomics.load(i32, 32) !== 1) {}
+      Atomics.store(i32, 16, 5); Atomics.notify(i32, 16);
+      while (Atomics.load(i32, 32) !== 2) {}
+      Atomics.store(i64, 9, 9n); Atomics.notify(i64, 9);`, { eval: true, workerData: memory });
+    const i32 = new Int32Array(memory.buffer);
+    // A futex user's loop: wait while the value is the old one; every result is 0 (woken, maybe
+    // spuriously) or 1 (changed before the wait began).
+    const results = new Set();
+    const untilChanged = (changed, wait) => { while (!changed()) results.add(wait()); };
+    Atomics.store(i32, 32, 1);
+    untilChanged(() => Atomics.load(i32, 16) === 5, () => exports.w32(64, 0, -1n));
+    Atomics.store(i32, 32, 2);
+    untilChanged(() => Atomics.load(new BigInt64Array(memory.buffer), 9) === 9n, () => exports.w64(72, 0n, -1n));
+    assert.deepEqual([...results].filter((r) => r !== 0 && r !== 1), []);
+    await new Promise((resolve) => w.once('exit', resolve));
+  });
+
+  test('no change and no timeout: it returns 0 (a spurious wake-up) rather than spin for good', () => {
+    const { exports } = spinning();
+    assert.equal(exports.w32(16, 0, -1n), 0);
+    assert.equal(exports.w64(16, 0n, -1n), 0);
+  });
+
+  test('once the program has ended, a spinning wait ends with ExitSignal', () => {
+    const { exports } = spinning({ exited: true, exitCode: 7 });
+    assert.throws(() => exports.w32(32, 0, -1n), (e) => e instanceof ExitSignal && e.code === 7);
+    assert.throws(() => exports.w64(32, 0n, 5_000_000_000n), (e) => e instanceof ExitSignal && e.code === 7);
   });
 });
 

@@ -3,7 +3,7 @@
 // beside each build, serves them with `spindle serve` (cross-origin isolated) and runs one job per
 // page load: window.napiResult.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { corpus } from './corpus.mjs';
@@ -13,6 +13,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..');
 const web = join(here, 'web');
 export const project = join(here, 'project');
+/** The peer-problem addon (tests/napi/peer/build.sh), served to the spindle build's pages as peer/peer.wasm. */
+export const peerWasm = join(repo, 'build', 'napi', 'peer.wasm');
 
 /**
  * Where each route's page is, under the served directory (`spindle serve` keeps /spindle/ for the
@@ -38,6 +40,11 @@ export function buildPages(out, { projectDir = project } = {}) {
       copyFileSync(join(projectDir, p), join(dir, 'project', p));
     }
     writeFileSync(join(dir, 'project', 'list.json'), JSON.stringify(projectFiles));
+    // The peer-problem addon for the lock job (tests/napi/peer/build.sh; tools/test.sh builds it).
+    if (mode === 'spindle' && existsSync(peerWasm)) {
+      mkdirSync(join(dir, 'peer'), { recursive: true });
+      copyFileSync(peerWasm, join(dir, 'peer', 'peer.wasm'));
+    }
   }
 }
 

@@ -253,6 +253,8 @@ class NapiSession {
       overwriteImports: (io: WebAssembly.Imports) => this.imports(io),
       beforeInit: (source: { instance: WebAssembly.Instance; module: WebAssembly.Module }) => {
         this.instance = source.instance;
+        // The addon's calls run on this thread: on a page's, its waits must spin (wait-hook.ts).
+        this.program!.callerInstance(source.instance.exports);
         o.beforeInit?.(source);
       },
     };

@@ -9,6 +9,10 @@
 //                            thread blocks: the stock stack routes spawns through the main thread)
 //   trapOnThread(how)        a new thread traps; how = "join": the calling thread waits for it
 //                            (pthread_join, forever), else it returns "started" at once
+//   contendedLock(ms)        a new thread takes a mutex and holds it for `ms` ms (default 50);
+//                            the calling thread then takes it too, so it waits for it (a futex
+//                            wait on the calling thread: on a page's thread, where Atomics.wait
+//                            throws, the runtime must wait another way), then joins the thread
 //
 // Each returns "ok: <first bytes>" or "error: <strerror>". Built by build.sh.
 #include <node_api.h>
@@ -16,7 +20,9 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_PATH 1024
@@ -121,12 +127,41 @@ static napi_value trap_on_thread(napi_env env, napi_callback_info info) {
   return string(env, "started");
 }
 
+static pthread_mutex_t shared_lock = PTHREAD_MUTEX_INITIALIZER;
+/** Set by the holder once it has the lock; how long it keeps it. */
+static int lock_held, hold_ms;
+
+static void *hold_lock(void *p) {
+  (void)p;
+  pthread_mutex_lock(&shared_lock);
+  __atomic_store_n(&lock_held, 1, __ATOMIC_SEQ_CST);
+  struct timespec t = { hold_ms / 1000, (hold_ms % 1000) * 1000000L };
+  nanosleep(&t, NULL);
+  pthread_mutex_unlock(&shared_lock);
+  return NULL;
+}
+
+static napi_value contended_lock(napi_env env, napi_callback_info info) {
+  char arg[MAX_PATH];
+  arg_string(env, info, arg);
+  hold_ms = atoi(arg) > 0 ? atoi(arg) : 50;
+  __atomic_store_n(&lock_held, 0, __ATOMIC_SEQ_CST);
+  pthread_t t;
+  if (pthread_create(&t, NULL, hold_lock, NULL) != 0) return string(env, "error: pthread_create");
+  while (!__atomic_load_n(&lock_held, __ATOMIC_SEQ_CST)) {} // the holder starts on another thread
+  pthread_mutex_lock(&shared_lock); // held for hold_ms more: this thread waits
+  pthread_mutex_unlock(&shared_lock);
+  pthread_join(t, NULL);
+  return string(env, "ok: locked after the holder");
+}
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
     { "readOnOtherThread", NULL, read_on_other_thread, NULL, NULL, NULL, napi_default, NULL },
     { "readPath", NULL, read_path, NULL, NULL, NULL, napi_default, NULL },
     { "nestedSpawn", NULL, nested_spawn, NULL, NULL, NULL, napi_default, NULL },
     { "trapOnThread", NULL, trap_on_thread, NULL, NULL, NULL, napi_default, NULL },
+    { "contendedLock", NULL, contended_lock, NULL, NULL, NULL, napi_default, NULL },
   };
   napi_define_properties(env, exports, sizeof props / sizeof props[0], props);
   return exports;

@@ -8,6 +8,9 @@
 //           on every BroadcastChannel name of spindle/napi's counts the 'async-send' messages of
 //           emnapi it hears: what every pool worker's instance of that name would receive, and,
 //           its JavaScript never running again while it serves, queue for good
+//   lock    spindle/napi only (direct): the peer-problem addon (build/napi/peer.wasm, copied to
+//           peer/ by pages.mjs) runs contendedLock(): its instance on the page's thread waits for
+//           a mutex one of its threads holds (?ms=, default 50)
 // The routes stock and dropin import the packages' own generated browser loaders; which runtime
 // they get is the build's choice (vite.config.js). direct loads the .wasm with spindle/napi.
 import { bundleProject } from './rolldown-driver.js';
@@ -110,9 +113,15 @@ async function channel() {
   return { calls: names.length, right: names.every((n, i) => n === `n${i}`), channelNames: heard.names, heard: heard.asyncSend };
 }
 
+async function lock() {
+  const { loadNapi } = await import('spindle/napi');
+  const peer = await loadNapi(new URL('peer/peer.wasm', location.href));
+  return { result: peer.contendedLock(params.get('ms') ?? '50') };
+}
+
 try {
   if (!__ROUTES__.includes(route)) throw new Error(`route ${route} is not in this build (it has ${__ROUTES__.join(', ')})`);
-  const jobs = { parse, bundle, channel };
+  const jobs = { parse, bundle, channel, lock };
   if (!Object.hasOwn(jobs, job)) throw new Error(`no job ${job}`);
   const result = await jobs[job]();
   window.napiResult = { route, job, ...result };
