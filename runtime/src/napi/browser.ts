@@ -64,6 +64,8 @@ const browserNapi: NapiPlatform = {
   // instance of a shared BroadcastChannel would queue every other thread's, unread, for good.
   platformFor: (receive, spares) => browserPlatformWith(spares?.newWorker ?? newWorker, receive),
   warm,
+  // A page's thread may not wait, so its instance must come first; a worker of the page's may.
+  ownerInstanceFirst: !isWorkerScope(),
   detached: false,
   emnapiFor: () => ownEmnapi,
   hostOptionsFor: (wasi) => (wasi instanceof WASI ? hostOptionsOfWasi(wasi, false) : {}),
@@ -73,6 +75,12 @@ const browserNapi: NapiPlatform = {
 };
 
 const api = napiApi(browserNapi, () => 4);
+
+/** True on a worker's thread (a dedicated worker of the page's, say), false on the page's. */
+function isWorkerScope(): boolean {
+  const scope = (globalThis as { WorkerGlobalScope?: abstract new () => unknown }).WorkerGlobalScope;
+  return scope !== undefined && globalThis instanceof scope;
+}
 
 function checkIsolated(): void {
   if (globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function') return;

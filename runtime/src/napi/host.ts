@@ -33,6 +33,7 @@ import { memoryMountsOf, type MemoryMounts } from '../fs/memory-mounts.js';
 import { MemFs } from '../fs/memfs.js';
 import type { Platform, WorkerHandle } from '../platform/types.js';
 import type { WorkerInit } from '../protocol.js';
+import { newSharedBuffer } from '../shared-buffer.js';
 import { withOwnPlugins, type Emnapi } from './emnapi.js';
 import { importedMemory, mergeImports, reactorWasi } from './imports.js';
 import { ThreadMessages } from './owner.js';
@@ -117,6 +118,11 @@ export interface NapiPlatform {
   warm?(count: number): Spares;
   /** Node: `warm` serves the synchronous instantiate too (its workers boot on their own threads). */
   readonly warmSync?: boolean;
+  /**
+   * The owner's thread may not wait (a page's): its instance must be the program's first, so pool
+   * workers instantiate only once it exists (`NapiEmbed.ownerInstance`, napi/thread.ts says why).
+   */
+  readonly ownerInstanceFirst?: boolean;
   /**
    * Node: the most pool workers earlier runs of an addon had busy at once, by its cache key
    * (`LoadedProgram.cacheKey`), and recording this run's (platform/node/pool-demand.ts).
@@ -227,6 +233,8 @@ class NapiSession {
   private disposed = false;
   /** Takes this program's peak for the pool-demand record now (NapiPlatform.poolDemand). */
   private settleDemand: (() => void) | undefined;
+  /** NapiEmbed.ownerInstance: set to 1 once the owner's instance exists (NapiPlatform.ownerInstanceFirst). */
+  private readonly ownerInstance: Int32Array | undefined;
 
   constructor(private readonly np: NapiPlatform, private readonly loaded: LoadedProgram, private readonly options: NapiInstantiateOptions, host: NapiHostOptions,
     spares?: Spares) {
@@ -234,6 +242,7 @@ class NapiSession {
     this.messages = new ThreadMessages(np.ownChannels ? np.platform.cpuCount() : np.platformFor ? 'ports' : 0);
     this.platform = np.platformFor?.((message) => this.messages.receive(message), spares) ?? np.platform;
     this.host = hostOptionsOf(np, options, host);
+    this.ownerInstance = np.ownerInstanceFirst ? new Int32Array(newSharedBuffer(4)) : undefined;
   }
 
   /** The options given to emnapi (see the module note). */
@@ -244,7 +253,7 @@ class NapiSession {
       context: this.context(),
       filename: o.filename ?? this.loaded.name,
       plugins: withOwnPlugins(o.plugins ?? this.emnapi.plugins, this.emnapi),
-      wasi: reactorWasi(),
+      wasi: reactorWasi(() => this.ownerInstantiated()),
       reuseWorker: false,
       onCreateWorker: ({ type }: { type: string }) => {
         throw new SpindleError('BAD_MODULE', `emnapi asked for a worker of its own (${type}): spindle runs an addon's threads on its pool, `
@@ -283,7 +292,9 @@ class NapiSession {
     // The pool's first workers (Program's default: 2 x cores) find their channels open, unless
     // they post to the owner (platformFor): then only the spares for workers that workers start.
     this.messages.openAhead(this.np.platformFor ? 0 : h.threads ?? defaultThreads(this.platform));
-    const embed: NapiEmbed = { urls: this.emnapi.urls, channel: this.messages.name, own: this.messages.own, filename: this.loaded.name };
+    const embed: NapiEmbed = {
+      urls: this.emnapi.urls, channel: this.messages.name, own: this.messages.own, filename: this.loaded.name, ownerInstance: this.ownerInstance?.buffer as SharedArrayBuffer | undefined,
+    };
     const spindle = this.program.startReactorSync({ workerScript: this.np.workerScript, detached: this.np.detached, embed, memory: h.memoryMounts });
     return mergeImports(theirs, spindle, this.messages.envOverrides(() => this.table()));
   }
@@ -297,6 +308,14 @@ class NapiSession {
     const key = this.loaded.cacheKey;
     const demand = key === undefined ? undefined : this.np.poolDemand?.read(key);
     return demand === undefined ? undefined : Math.min(demand, defaultThreads(this.platform));
+  }
+
+  /** The owner's instance exists (or never will: `abandon`): pool workers may instantiate. */
+  private ownerInstantiated(): void {
+    const word = this.ownerInstance;
+    if (!word || Atomics.load(word, 0) === 1) return;
+    Atomics.store(word, 0, 1);
+    Atomics.notify(word, 0);
   }
 
   private table(): WebAssembly.Table {
@@ -347,6 +366,7 @@ class NapiSession {
   /** Instantiation failed: nothing may stay running. */
   private abandon(): void {
     this.disposed = true;
+    this.ownerInstantiated();
     this.messages.close();
     this.program?.kill(1);
   }

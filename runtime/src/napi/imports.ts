@@ -21,11 +21,13 @@ export interface ReactorWasi {
  * emnapi's `wasi` option for a reactor. emnapi calls `initialize` once the instance exists: on the
  * calling thread that runs `_initialize` (the module's constructors); on a pool worker emnapi
  * passes an instance whose `_initialize` does nothing, since constructors run once per program.
+ * `instantiated` runs first (the calling thread: napi/host.ts lets pool workers instantiate).
  */
-export function reactorWasi(): ReactorWasi {
+export function reactorWasi(instantiated?: () => void): ReactorWasi {
   return {
     getImportObject: () => ({}),
     initialize(instance) {
+      instantiated?.();
       const init = instance.exports._initialize;
       if (typeof init === 'function') (init as () => void)();
     },

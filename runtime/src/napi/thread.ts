@@ -56,6 +56,12 @@ export interface NapiEmbed {
    * without it: their parent is this worker.
    */
   readonly toOwner?: boolean;
+  /**
+   * Browsers' page thread (`NapiPlatform.ownerInstanceFirst`): one Int32 word, 1 once the owner's
+   * instance exists (its start function has initialized the shared memory). The worker
+   * instantiates only then.
+   */
+  readonly ownerInstance?: SharedArrayBuffer;
 }
 
 const IN_NODE = typeof process === 'object' && process !== null && typeof process.versions?.node === 'string';
@@ -77,6 +83,7 @@ export function napiThreadHooks(emnapi: Emnapi, embed: NapiEmbed, toParent?: (me
       process.kill(process.pid, 'SIGABRT');
     },
     instantiate(module, imports) {
+      if (embed.ownerInstance) awaitOwnerInstance(new Int32Array(embed.ownerInstance));
       const { instance } = emnapi.core.instantiateNapiModuleSync(module, {
         childThread: true,
         context,
@@ -89,6 +96,21 @@ export function napiThreadHooks(emnapi: Emnapi, embed: NapiEmbed, toParent?: (me
       return { exports: threadExports(instance.exports) };
     },
   };
+}
+
+/**
+ * Waits until the owner's instance exists (`NapiEmbed.ownerInstance`). Every instance's start
+ * function (wasm-ld's __wasm_init_memory in a wasm32-wasip1-threads module) claims the shared
+ * memory's initialization; an instance that finds another one initializing waits for it in
+ * memory.atomic.wait32, which traps on a page's thread ("Atomics.wait cannot be called in this
+ * context", Chromium). So the page's instance must be the first: a pool worker that booted while
+ * the addon compiled gets its WorkerInit when the program starts, just before the page
+ * instantiates, and on a loaded machine it could instantiate first (rolldown's direct load in
+ * Chromium, 1 of 24 runs of napi-browser.test.mjs on the 2-core test machine). The worker only
+ * waits for what the page does next anyway; the page never waits for a worker's instance.
+ */
+function awaitOwnerInstance(word: Int32Array): void {
+  while (Atomics.load(word, 0) === 0) Atomics.wait(word, 0, 0);
 }
 
 /**

@@ -11,9 +11,14 @@
 //   lock    spindle/napi only (direct): the peer-problem addon (build/napi/peer.wasm, copied to
 //           peer/ by pages.mjs) runs contendedLock(): its instance on the page's thread waits for
 //           a mutex one of its threads holds (?ms=, default 50)
+//   first   spindle/napi only: loads owner-first.js's module (whose start function initializes
+//           the shared memory slowly, as wasm-ld's __wasm_init_memory) with the page's instance
+//           made late on purpose: once the pool has its WorkerInit, the page's thread spins until
+//           some instance has claimed the memory's initialization (at most FIRST_SPIN_MS)
 // The routes stock and dropin import the packages' own generated browser loaders; which runtime
 // they get is the build's choice (vite.config.js). direct loads the .wasm with spindle/napi.
 import { bundleProject } from './rolldown-driver.js';
+import { INIT_FLAG, ownerFirstModule } from './owner-first.js';
 
 const params = new URLSearchParams(location.search);
 const job = params.get('job');
@@ -119,9 +124,69 @@ async function lock() {
   return { result: peer.contendedLock(params.get('ms') ?? '50') };
 }
 
+/** How long the `first` job holds the page's instance back, at most (ms). */
+const FIRST_SPIN_MS = 3000;
+/** How long its compile takes, at least (ms): the pool's spare workers boot meanwhile (a worker's script loads only while the page's thread is free). */
+const FIRST_COMPILE_MS = 1000;
+
+/**
+ * A pool worker's instance must never be the first of the program (its start function would
+ * initialize the shared memory while the page's instance, arriving second, waits for it: a trap,
+ * as the page's thread may not wait). As rolldown's load on a loaded machine once had it: the
+ * pool's spare workers boot while the addon compiles (made slow here: FIRST_COMPILE_MS), get
+ * their WorkerInit when spindle starts the program, inside the instantiate, and the page's thread
+ * is held back before it instantiates (here, in a getter of the import object that spindle reads
+ * there) until some instance claims the memory's initialization, or FIRST_SPIN_MS. Reports
+ * whether the compile and the hold happened (`slowed`, `held`), the hold's length, the memory's
+ * initialization flag when it ended (0: no instance had claimed it, as it must be) and at the end
+ * (2: done). Chromium traps without the page's instance coming first; Firefox ESR lets the page's
+ * thread wait there.
+ */
+async function first() {
+  const { instantiateNapiModule, napiPoolStats } = await import('spindle/napi');
+  const memory = new WebAssembly.Memory({ initial: 2, maximum: 16, shared: true });
+  const flag = new Int32Array(memory.buffer, INIT_FLAG, 1);
+  let posted = false;
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message, ...rest) {
+    if (message?.control instanceof SharedArrayBuffer) posted = true; // a WorkerInit
+    return post.call(this, message, ...rest);
+  };
+  const compile = WebAssembly.compile;
+  let slowed = false;
+  WebAssembly.compile = async (...args) => {
+    slowed = true;
+    await new Promise((wake) => setTimeout(wake, FIRST_COMPILE_MS));
+    return compile.apply(WebAssembly, args);
+  };
+  let heldMs;
+  let flagAfterHold;
+  const hold = () => {
+    if (!posted || heldMs !== undefined) return undefined;
+    const t = performance.now();
+    while (Atomics.load(flag, 0) === 0 && performance.now() - t < FIRST_SPIN_MS);
+    heldMs = performance.now() - t;
+    flagAfterHold = Atomics.load(flag, 0);
+    return undefined;
+  };
+  try {
+    const source = await instantiateNapiModule(ownerFirstModule(), {
+      overwriteImports: (io) => {
+        const env = { ...io.env, memory };
+        Object.defineProperty(env, 'spindle_test_hold', { enumerable: true, get: hold });
+        return { ...io, env };
+      },
+    });
+    return { slowed, held: heldMs !== undefined, heldMs, flagAfterHold, flag: Atomics.load(flag, 0), workers: napiPoolStats(source.napiModule.exports).started };
+  } finally {
+    Worker.prototype.postMessage = post;
+    WebAssembly.compile = compile;
+  }
+}
+
 try {
   if (!__ROUTES__.includes(route)) throw new Error(`route ${route} is not in this build (it has ${__ROUTES__.join(', ')})`);
-  const jobs = { parse, bundle, channel, lock };
+  const jobs = { parse, bundle, channel, lock, first };
   if (!Object.hasOwn(jobs, job)) throw new Error(`no job ${job}`);
   const result = await jobs[job]();
   window.napiResult = { route, job, ...result };
