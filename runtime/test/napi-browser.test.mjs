@@ -93,7 +93,8 @@ async function channelQuiet(target) {
 /**
  * The addon's instance runs on the page's thread, where Atomics.wait (and wasm's atomic wait)
  * throws: a lock one of its pool threads holds must still be waited for there, not trap
- * ("Atomics.wait cannot be called in this context": rolldown's direct route once, on a busy machine).
+ * ("Atomics.wait cannot be called in this context", which an addon's start function met there too,
+ * before the hook exists: the `first` job's test below).
  */
 async function lockOnPage(target) {
   const r = await pages.runJob(target, server.url, 'direct', 'lock');
