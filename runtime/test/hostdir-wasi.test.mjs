@@ -12,29 +12,15 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readlinkSync, realpathSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { SharedFdTable } from '../dist/fs/shared-fd-table.js';
-import { hostDirEntryFor, threadFdTable } from '../dist/fs/runtime-fs.js';
-import { nodeHostFs } from '../dist/platform/node/host-fs.js';
-import { wasiPreview1 } from '../dist/wasi/preview1.js';
 import * as C from '../dist/wasi/constants.js';
+import { hostDirWasi } from './wasi-fake-host.mjs';
 
 const enc = new TextEncoder();
 const PATH = 1024, STAT = 4096, IOVS = 4200, OUT = 4300, BUF = 8192;
 
 /** A program's WASI imports with `dir` preopened as fd 3 (guest '/d'), and helpers on its memory. */
 function program(dir) {
-  const table = SharedFdTable.create();
-  const root = nodeHostFs.root(dir);
-  assert.ok(!('error' in root));
-  table.insertEntry(hostDirEntryFor(root.fd, root.path, 0, 1));
-  const memory = new WebAssembly.Memory({ initial: 2, maximum: 16, shared: true });
-  const host = {
-    memory, args: [], env: [], threadId: 0, writeOutput: () => 0, readStdin: () => new Uint8Array(0), stdinReady: () => true,
-    exit: (code) => { throw new Error(`exit ${code}`); },
-  };
-  const fds = threadFdTable({ table: table.buffer, mounts: [{ guest: '/d', host: dir, readOnly: false }], memfs: null }, host, false, nodeHostFs);
-  const wasi = wasiPreview1(host, { fds });
-  const bytes = () => new Uint8Array(memory.buffer);
+  const { wasi, memory, bytes } = hostDirWasi(dir);
   const put = (path) => { const b = enc.encode(path); bytes().set(b, PATH); return b.length; };
   return {
     wasi, bytes,

@@ -3,6 +3,10 @@
  * output captured per fd, stdin fed from a queue, exit/raise that throw a recognisable unwind.
  * Tests call the import functions directly (no wasm module needed).
  */
+import assert from 'node:assert/strict';
+import { SharedFdTable } from '../dist/fs/shared-fd-table.js';
+import { hostDirEntryFor, threadFdTable } from '../dist/fs/runtime-fs.js';
+import { nodeHostFs } from '../dist/platform/node/host-fs.js';
 import { wasiPreview1 } from '../dist/wasi/preview1.js';
 
 /** What the fake host's exit() throws. */
@@ -92,3 +96,22 @@ export function makeWasi(opts = {}) {
 export const OOB = 65536 - 2;
 /** A pointer wasm passes as a negative i32 (0xfffffff0). */
 export const NEG = -16;
+
+/**
+ * The WASI imports of a program on this thread (the same code a worker runs: the shared fd table,
+ * the Node host-directory driver) with host directory `dir` preopened as fd 3 (guest '/d'): its
+ * imports, fd table, memory (2 pages, up to 16) and views of it.
+ */
+export function hostDirWasi(dir) {
+  const table = SharedFdTable.create();
+  const root = nodeHostFs.root(dir);
+  assert.ok(!('error' in root));
+  table.insertEntry(hostDirEntryFor(root.fd, root.path, 0, 1));
+  const memory = new WebAssembly.Memory({ initial: 2, maximum: 16, shared: true });
+  const host = {
+    memory, args: [], env: [], threadId: 0, writeOutput: () => 0, readStdin: () => new Uint8Array(0), stdinReady: () => true,
+    exit: (code) => { throw new Error(`exit ${code}`); },
+  };
+  const fds = threadFdTable({ table: table.buffer, mounts: [{ guest: '/d', host: dir, readOnly: false }], memfs: null }, host, false, nodeHostFs);
+  return { wasi: wasiPreview1(host, { fds }), fds, memory, view: () => new DataView(memory.buffer), bytes: () => new Uint8Array(memory.buffer) };
+}

@@ -186,14 +186,9 @@ export class GuestMemory {
 
   /** Writes an fdstat (witx layout) at `ptr` after one bounds check, its padding zeroed. */
   setFdstat(ptr: number, filetype: number, flags: number, rightsBase: bigint, rightsInheriting: bigint): void {
-    const at = this.range(ptr, FDSTAT_SIZE);
-    const d = this.data;
-    // The filetype's u8 and its padding byte, the flags' u16, then 4 bytes of padding.
-    d.setUint32(at + FDSTAT_FILETYPE, filetype & 0xff, true);
-    d.setUint16(at + FDSTAT_FLAGS, flags, true);
-    d.setUint32(at + FDSTAT_FILETYPE + 4, 0, true);
-    d.setBigUint64(at + FDSTAT_RIGHTS_BASE, rightsBase, true);
-    d.setBigUint64(at + FDSTAT_RIGHTS_INHERITING, rightsInheriting, true);
+    const at = this.fdstatHead(ptr, filetype, flags);
+    this.data.setBigUint64(at + FDSTAT_RIGHTS_BASE, rightsBase, true);
+    this.data.setBigUint64(at + FDSTAT_RIGHTS_INHERITING, rightsInheriting, true);
   }
 
   /**
@@ -201,15 +196,24 @@ export class GuestMemory {
    * that holds them so (the shared fd table): the same bytes, no BigInt.
    */
   setFdstatWords(ptr: number, filetype: number, flags: number, baseLow: number, baseHigh: number, inheritingLow: number, inheritingHigh: number): void {
-    const at = this.range(ptr, FDSTAT_SIZE);
+    const at = this.fdstatHead(ptr, filetype, flags);
     const d = this.data;
-    d.setUint32(at + FDSTAT_FILETYPE, filetype & 0xff, true);
-    d.setUint16(at + FDSTAT_FLAGS, flags, true);
-    d.setUint32(at + FDSTAT_FILETYPE + 4, 0, true);
     d.setUint32(at + FDSTAT_RIGHTS_BASE, baseLow, true);
     d.setUint32(at + FDSTAT_RIGHTS_BASE + 4, baseHigh, true);
     d.setUint32(at + FDSTAT_RIGHTS_INHERITING, inheritingLow, true);
     d.setUint32(at + FDSTAT_RIGHTS_INHERITING + 4, inheritingHigh, true);
+  }
+
+  /**
+   * An fdstat's first 8 bytes at `ptr` after one bounds check of the whole struct: the filetype's
+   * u8 and its padding byte, the flags' u16, then 4 bytes of padding. Returns where it starts.
+   */
+  private fdstatHead(ptr: number, filetype: number, flags: number): number {
+    const at = this.range(ptr, FDSTAT_SIZE);
+    this.data.setUint32(at + FDSTAT_FILETYPE, filetype & 0xff, true);
+    this.data.setUint16(at + FDSTAT_FLAGS, flags, true);
+    this.data.setUint32(at + FDSTAT_FILETYPE + 4, 0, true);
+    return at;
   }
 
   /** Zeroes `len` bytes at `ptr` (struct results start from zero padding). */

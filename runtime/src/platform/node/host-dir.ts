@@ -177,7 +177,7 @@ export class HostDirectory implements Directory {
     // the general way (openResolved).
     const quick = this.openQuick(path, follow, fdflags, rightsBase);
     if (quick !== undefined) return quick ?? this.at(path, follow, resolved);
-    const opened = this.at(path, follow, (r, root) => (r.unchecked ? this.openUnchecked(r.parent, r.name!, follow, fdflags, rightsBase) : resolved(r, root)), false);
+    const opened = this.at(path, follow, (r, root) => (r.unchecked ? this.openToRead(inDir(r.parent, r.name!), follow, false, fdflags, rightsBase) : resolved(r, root)), false);
     return opened ?? this.at(path, follow, resolved);
   }
 
@@ -193,34 +193,18 @@ export class HostDirectory implements Directory {
     if (os < 0) fail(ERRNO_BADF);
     try {
       const abs = this.hostRootAt(os) ? kernelPathInRoot(path) : undefined;
-      if (abs !== undefined) return this.openAbsolute(abs, follow, fdflags, rightsBase) ?? null;
+      if (abs !== undefined) return this.openToRead(abs, follow, follow, fdflags, rightsBase) ?? null;
       if (this.cache === undefined) return undefined;
       const hit = cachedDirOf(os, path, this.cache);
       if (typeof hit === 'number') return hit === WALK ? undefined : fail(hit);
       try {
-        return this.openUnchecked(hit.dir, path.slice(path.lastIndexOf('/') + 1), follow, fdflags, rightsBase) ?? null;
+        return this.openToRead(inDir(hit.dir, path.slice(path.lastIndexOf('/') + 1)), follow, false, fdflags, rightsBase) ?? null;
       } finally {
         release(hit);
       }
     } finally {
       this.table.unpinOs(os);
     }
-  }
-
-  /**
-   * path_open to read `abs` (kernelPathInRoot's host path), following the last name only when
-   * asked (else O_NOFOLLOW's ELOOP for a symlink, openResolved's answer): the descriptor of a
-   * file, undefined for a directory (closed again: the general walk opens it as a directory).
-   */
-  private openAbsolute(abs: string, follow: boolean, fdflags: number, rightsBase: bigint): Descriptor | undefined {
-    const flags = openFlags(0, fdflags, true, false) & (follow ? ~constants.O_NOFOLLOW : ~0);
-    let os: number;
-    try {
-      os = quiet(() => openSync(abs, flags, 0o666));
-    } catch (e) {
-      return fail(errnoOfNodeError(e));
-    }
-    return this.hostFile(os, fdflags, rightsBase, true, false, true);
   }
 
   /**
@@ -247,18 +231,21 @@ export class HostDirectory implements Directory {
   }
 
   /**
-   * path_open of `name` in `parent`, not looked at by the walk, for reading with no oflags: the open
-   * (O_NOFOLLOW) answers as openResolved's checks would for a missing name (ENOENT), a symlink
-   * not to follow (ELOOP) and a file; undefined for a symlink to follow or a directory, which
-   * the caller walks again the general way.
+   * path_open to read, with no oflags, the host path `host` that no walk looked at: a name in a
+   * walked directory (`inDir`: the open, O_NOFOLLOW, answers as openResolved's checks would for a
+   * missing name (ENOENT), a symlink not to follow (ELOOP) and a file), or kernelPathInRoot's
+   * path, which the kernel resolves (`kernelFollows`: following the last name when the caller
+   * does). The descriptor of a file; undefined for a directory (closed again) and for a symlink
+   * the caller follows but the open did not: the caller walks those the general way.
    */
-  private openUnchecked(parent: DirRef, name: string, follow: boolean, fdflags: number, rightsBase: bigint): Descriptor | undefined {
+  private openToRead(host: string, follow: boolean, kernelFollows: boolean, fdflags: number, rightsBase: bigint): Descriptor | undefined {
+    const flags = openFlags(0, fdflags, true, false) & (kernelFollows ? ~constants.O_NOFOLLOW : ~0);
     let os: number;
     try {
-      os = quiet(() => openSync(inDir(parent, name), openFlags(0, fdflags, true, false), 0o666));
+      os = quiet(() => openSync(host, flags, 0o666));
     } catch (e) {
       // With O_NOFOLLOW, ELOOP means the name is a symlink.
-      if ((e as NodeJS.ErrnoException).code === 'ELOOP' && follow) return undefined;
+      if ((e as NodeJS.ErrnoException).code === 'ELOOP' && follow && !kernelFollows) return undefined;
       return fail(errnoOfNodeError(e));
     }
     return this.hostFile(os, fdflags, rightsBase, true, false, true);

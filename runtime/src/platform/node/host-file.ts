@@ -239,13 +239,13 @@ export class HostFile extends DescriptorBase {
     }
   }
   /**
-   * readInto's reads at the shared offset (under the entry lock), which they advance. Below 2^52
-   * (every real file) the offset and positions are numbers and each read lands in memory by offset
-   * (`GuestMemory.whole`): no BigInt and no view per read; beyond, `preadIntoBig`.
+   * readInto's reads at the shared offset (under the entry lock), which they advance. Each read
+   * lands in memory by offset (`GuestMemory.whole`: no view per read); below 2^52 (every real file)
+   * the offset and positions are numbers, with no BigInt; beyond, BigInts.
    */
   private preadInto(os: number, mem: GuestMemory, iovs: IoVecs): number {
-    const start = this.table.offsetNumber(this.fd);
-    if (start < 0) return this.preadIntoBig(os, mem, iovs);
+    const small = this.table.offsetNumber(this.fd);
+    const big = small < 0 ? this.table.offset(this.fd) : 0n;
     let got = 0;
     for (let i = 0; i < iovs.ptrs.length; i++) {
       const len = iovs.lens[i]!;
@@ -253,7 +253,7 @@ export class HostFile extends DescriptorBase {
       const ptr = iovs.ptrs[i]!;
       let n: number;
       try {
-        n = readSync(os, mem.whole(ptr, len), ptr >>> 0, len, start + got);
+        n = readSync(os, mem.whole(ptr, len), ptr >>> 0, len, small >= 0 ? small + got : big + BigInt(got));
       } catch (e) {
         if (got === 0) return fail(e instanceof WasiErrno ? e.errno : errnoOfNodeError(e));
         break; // as readv: the bytes already read are the answer
@@ -261,27 +261,8 @@ export class HostFile extends DescriptorBase {
       got += n;
       if (n < len) break;
     }
-    this.table.setOffsetNumber(this.fd, start + got);
-    return got;
-  }
-  /** preadInto at an offset of 2^52 or more: BigInt offsets and positions. */
-  private preadIntoBig(os: number, mem: GuestMemory, iovs: IoVecs): number {
-    const start = this.table.offset(this.fd);
-    let got = 0;
-    for (let i = 0; i < iovs.ptrs.length; i++) {
-      const len = iovs.lens[i]!;
-      if (len === 0) continue;
-      let n: number;
-      try {
-        n = readSync(os, mem.view(iovs.ptrs[i]!, len), 0, len, start + BigInt(got));
-      } catch (e) {
-        if (got === 0) return fail(e instanceof WasiErrno ? e.errno : errnoOfNodeError(e));
-        break; // as readv: the bytes already read are the answer
-      }
-      got += n;
-      if (n < len) break;
-    }
-    this.table.setOffset(this.fd, start + BigInt(got));
+    if (small >= 0) this.table.setOffsetNumber(this.fd, small + got);
+    else this.table.setOffset(this.fd, big + BigInt(got));
     return got;
   }
   override pread(max: number, offset: bigint): Uint8Array {
