@@ -8,6 +8,8 @@
 #   node mkcfg.mjs /tmp/ab/cfg.json 3 /tmp/ab/base --stock /tmp/ab/guarded --project DIR
 set -euo pipefail
 tree=$(cd "$1" && pwd); out=$2
+[ -f "$tree/runtime/dist/thread-guards.js" ] && [ -d "$tree/tests/napi/stock/node_modules/@rolldown" ] \
+  || { echo "guarded-stock.sh: $tree needs a built runtime and the stock packages: cd $tree && (cd runtime && npm run build) && bash tests/napi/setup.sh" >&2; exit 1; }
 rm -rf "$out"; mkdir -p "$out/tests"
 cp -al "$tree/tests/napi" "$out/tests/napi"
 wasm=$(ls "$out"/tests/napi/stock/node_modules/@rolldown/binding-wasm32-wasi/*.wasm32-wasi.wasm)
