@@ -12,6 +12,8 @@
 //                    fstat, read, close), no confinement and no WASI layer; errnos not checked
 //   --root   the preopen the recording was made with: '/' for the drop-in (the default), the
 //            project for the direct route (the paths are relative to it)
+//   --per    also time each call (performance.now around it, the timer's cost in every layer)
+//            and print, per layer, the median ms per call kind of the last pass (not for abs)
 //
 // This is the replay of bench/results/napi-2026-11-28-bigproject (replay-big.mjs) and -fdcalls,
 // with node:wasi added; those folders keep their own copies as the record of what they ran.
@@ -29,6 +31,8 @@ async function main() {
   const rounds = Number(opt('--rounds', '6'));
   const passes = Number(opt('--passes', '3'));
   const root = opt('--root', '/');
+  const per = args.includes('--per');
+  if (per) args.splice(args.indexOf('--per'), 1);
   const callsFile = opt('--calls');
   if (!callsFile || !args.length) throw new Error('usage: node replay.mjs --calls FILE [--root DIR] [--rounds N] [--passes P] LAYER...');
   const layers = args.map((d) => (NAMED.has(d) ? d : resolve(d)));
@@ -38,7 +42,7 @@ async function main() {
     for (let i = 0; i < layers.length; i++) {
       const k = r % 2 === 0 ? i : layers.length - 1 - i;
       res[k].push(await new Promise((ok, ko) => {
-        const w = new Worker(fileURLToPath(import.meta.url), { workerData: { layer: layers[k], root, calls, passes } });
+        const w = new Worker(fileURLToPath(import.meta.url), { workerData: { layer: layers[k], root, calls, passes, per } });
         w.once('message', ok); w.once('error', ko);
       }));
     }
@@ -46,9 +50,11 @@ async function main() {
   const med = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2; };
   console.log(`${callsFile} root ${root}, ${rounds} rounds x ${passes} passes, Node ${process.versions.node}; thread CPU ms per pass, median (min)`);
   for (let i = 0; i < layers.length; i++) {
-    const per = Array.from({ length: passes }, (_, p) => res[i].map((x) => x[p]));
-    const ratio = per.map((xs, p) => (med(xs) / med(res[0].map((x) => x[p]))).toFixed(3)).join(' / ');
-    console.log(`${layers[i]}: ${per.map((xs, p) => `pass ${p + 1} ${med(xs).toFixed(1)} (${Math.min(...xs).toFixed(1)})`).join(', ')}; ratio to the first: ${ratio}`);
+    const byPass = Array.from({ length: passes }, (_, p) => res[i].map((x) => x.ms[p]));
+    const ratio = byPass.map((xs, p) => (med(xs) / med(res[0].map((x) => x.ms[p]))).toFixed(3)).join(' / ');
+    console.log(`${layers[i]}: ${byPass.map((xs, p) => `pass ${p + 1} ${med(xs).toFixed(1)} (${Math.min(...xs).toFixed(1)})`).join(', ')}; ratio to the first: ${ratio}`);
+    const kinds = res[i].filter((x) => x.kinds).map((x) => x.kinds);
+    if (kinds.length) console.log(`   last pass by call kind, ms: ${Object.keys(kinds[0]).map((k) => `${k} ${med(kinds.map((x) => x[k])).toFixed(1)}`).join(', ')}`);
   }
 }
 
@@ -61,24 +67,30 @@ function cpuMs() {
 /** The recording's calls a layer replays (the preopen's own calls are the layer's set-up). */
 const replayed = (calls) => calls.filter(([, n]) => n !== 'fd_prestat_get' && n !== 'fd_prestat_dir_name');
 
-async function replay({ layer, root, calls, passes }) {
-  if (layer === 'abs') return replayAbs(root, calls, passes);
+async function replay({ layer, root, calls, passes, per }) {
+  if (layer === 'abs') return { ms: await replayAbs(root, calls, passes) };
   const { wasi, memory } = layer === 'nodewasi' ? await nodeWasi(root) : await spindleWasi(layer, root);
-  return replayImports(wasi, memory, replayed(calls), passes, layer !== 'nodewasi');
+  return replayImports(wasi, memory, replayed(calls), passes, layer !== 'nodewasi', per);
 }
 
-/** Each pass: every call through `wasi`'s imports, guest buffers in `memory`; thread CPU per pass. */
-function replayImports(wasi, memory, calls, passes, checkReads) {
+/**
+ * Each pass: every call through `wasi`'s imports, guest buffers in `memory`; thread CPU per pass,
+ * and with `per` the last pass's time per call kind.
+ */
+function replayImports(wasi, memory, calls, passes, checkReads, per) {
   const PATH = 1024, STAT = 4096, IOVS = 4200, OUT = 4300, BUF = 65536;
   const enc = new TextEncoder();
   const ops = calls.map(([, n, a, r]) => ({ n, a, r, p: typeof a[2] === 'string' ? enc.encode(a[2]) : null }));
   const bytes = new Uint8Array(memory.buffer);
   const dv = new DataView(memory.buffer);
   const ms = [];
+  let kinds;
   for (let pass = 0; pass < passes; pass++) {
     const fds = new Map([[3, 3]]); // the recording's fd -> this layer's
+    kinds = {};
     const t0 = cpuMs();
     for (const { n, a, r, p } of ops) {
+      const c0 = per ? performance.now() : 0;
       let e;
       switch (n) {
         case 'path_filestat_get': bytes.set(p, PATH); e = wasi.path_filestat_get(fds.get(a[0]), a[1], PATH, p.length, STAT); break;
@@ -97,11 +109,12 @@ function replayImports(wasi, memory, calls, passes, checkReads) {
         case 'fd_close': e = wasi.fd_close(fds.get(a[0])); fds.delete(a[0]); break;
         default: throw new Error(`no replay for ${n}`);
       }
+      if (per) kinds[n] = (kinds[n] ?? 0) + performance.now() - c0;
       if (e !== r) throw new Error(`${n}(${JSON.stringify(a)}): errno ${e}, recorded ${r}`);
     }
     ms.push(cpuMs() - t0);
   }
-  return ms;
+  return { ms, kinds: per ? kinds : undefined };
 }
 
 /** spindle's WASI imports from a built dist: one shared fd table, the host directory `root` at fd 3. */
