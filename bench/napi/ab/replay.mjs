@@ -5,7 +5,7 @@
 // the thread CPU per pass (/proc/thread-self/schedstat), median (min), and each layer's ratio to
 // the first. A layer's errnos must equal the recording's (and spindle's read lengths too).
 //
-//   node replay.mjs --calls FILE [--root DIR] [--rounds N] [--passes P] LAYER...
+//   node replay.mjs --calls FILE [--root DIR] [--rounds N] [--passes P] [--per] LAYER...
 //   LAYER  a built runtime/dist (spindle's WASI imports: preview1.js over the Node host directory)
 //          nodewasi  node:wasi (uvwasi in C++, the stock loader's WASI in Node), preopen DIR
 //          abs       a floor: one fs call per call on the absolute host path (lstat; open + fstat;
@@ -34,7 +34,7 @@ async function main() {
   const per = args.includes('--per');
   if (per) args.splice(args.indexOf('--per'), 1);
   const callsFile = opt('--calls');
-  if (!callsFile || !args.length) throw new Error('usage: node replay.mjs --calls FILE [--root DIR] [--rounds N] [--passes P] LAYER...');
+  if (!callsFile || !args.length) throw new Error('usage: node replay.mjs --calls FILE [--root DIR] [--rounds N] [--passes P] [--per] LAYER... (LAYER: a built runtime/dist, nodewasi or abs)');
   const layers = args.map((d) => (NAMED.has(d) ? d : resolve(d)));
   const calls = gunzipSync(readFileSync(callsFile)).toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
   const res = layers.map(() => []);
