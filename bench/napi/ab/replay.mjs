@@ -3,7 +3,7 @@
 // each in a fresh worker per round, PASSES passes per worker (pass 1 = a worker's first bundle,
 // later passes = later bundles on the same worker, caches warm), rounds interleaved ABBA. Prints
 // the thread CPU per pass (/proc/thread-self/schedstat), median (min), and each layer's ratio to
-// the first. A layer's errnos must equal the recording's (and spindle's read lengths too).
+// the first. A layer's errnos and read lengths must equal the recording's.
 //
 //   node replay.mjs --calls FILE [--root DIR] [--rounds N] [--passes P] [--per] LAYER...
 //   LAYER  a built runtime/dist (spindle's WASI imports: preview1.js over the Node host directory)
@@ -70,14 +70,14 @@ const replayed = (calls) => calls.filter(([, n]) => n !== 'fd_prestat_get' && n 
 async function replay({ layer, root, calls, passes, per }) {
   if (layer === 'abs') return { ms: await replayAbs(root, calls, passes) };
   const { wasi, memory } = layer === 'nodewasi' ? await nodeWasi(root) : await spindleWasi(layer, root);
-  return replayImports(wasi, memory, replayed(calls), passes, layer !== 'nodewasi', per);
+  return replayImports(wasi, memory, replayed(calls), passes, per);
 }
 
 /**
  * Each pass: every call through `wasi`'s imports, guest buffers in `memory`; thread CPU per pass,
  * and with `per` the last pass's time per call kind.
  */
-function replayImports(wasi, memory, calls, passes, checkReads, per) {
+function replayImports(wasi, memory, calls, passes, per) {
   const PATH = 1024, STAT = 4096, IOVS = 4200, OUT = 4300, BUF = 65536;
   const enc = new TextEncoder();
   const ops = calls.map(([, n, a, r]) => ({ n, a, r, p: typeof a[2] === 'string' ? enc.encode(a[2]) : null }));
@@ -104,7 +104,7 @@ function replayImports(wasi, memory, calls, passes, checkReads, per) {
         case 'fd_read':
           dv.setUint32(IOVS, BUF, true); dv.setUint32(IOVS + 4, a[1][0], true);
           e = wasi.fd_read(fds.get(a[0]), IOVS, 1, OUT);
-          if (checkReads && e === 0 && dv.getUint32(OUT, true) !== a[2]) throw new Error(`fd_read got ${dv.getUint32(OUT, true)} bytes, recorded ${a[2]}`);
+          if (e === 0 && dv.getUint32(OUT, true) !== a[2]) throw new Error(`fd_read got ${dv.getUint32(OUT, true)} bytes, recorded ${a[2]}`);
           break;
         case 'fd_close': e = wasi.fd_close(fds.get(a[0])); fds.delete(a[0]); break;
         default: throw new Error(`no replay for ${n}`);
