@@ -55,19 +55,47 @@ const lazyRequire = createRequire(import.meta.url);
  * binary's, shared in memory by every isolate, but counted again in the resident set of every
  * worker: 1.7 MiB per worker on Node 26, 0.7 MiB on Node 20 (bench/runtime/experiments/
  * thread-cost.mjs). A worker inherits the main thread's limit (4 GiB on a 24 GiB machine), so
- * pool workers get an old generation of at most 2047 MiB: plenty for a thread whose JS heap
- * holds a few WASI objects (the wasm memory is not in it), and never more than the main thread's
- * own limit, which a smaller one keeps as it is (a worker inherits that too).
+ * pool workers get an old generation of at most WORKER_HEAP_CAP_MIB: plenty for a thread whose
+ * JS heap holds a few WASI objects (the wasm memory is not in it), and never more than the main
+ * thread's own limit, which a smaller one keeps as it is (a worker inherits that too).
+ *
+ * Except for a worker whose shared memory can outgrow half the cap. Node 26's V8 counts a
+ * received SharedArrayBuffer as the isolate's external memory, and one above half the old
+ * generation's limit makes it run a full, memory-reducing collection ("Mark-Compact (reduce) ...
+ * external memory pressure", `node --trace-gc`) as the worker boots, and more full collections
+ * after it: 5-35 ms of CPU per worker for a napi-rs addon's 1 GiB memory (Node 20-24 do not count
+ * it there). Such a worker keeps the main thread's limit, as any Node worker does; its memory
+ * already costs far more than the builtins' copy. A spare (its program not known yet: napi/node.ts
+ * starts one before the addon is compiled) is such a worker: napi-rs addons import 4 GiB.
  */
-const SHORT_BUILTINS_MIB = 2048;
-let workerLimits: { maxOldGenerationSizeMb?: number } | undefined;
-function resourceLimits(): { maxOldGenerationSizeMb?: number } {
-  if (!workerLimits) {
+export const WORKER_HEAP_CAP_MIB = 2047;
+const MIB = 2 ** 20;
+
+/**
+ * The old generation limit (MiB) to give a pool worker, or undefined to leave it the main
+ * thread's: `mainLimitMib` is the main thread's heap limit, `memoryBound` the most bytes the
+ * worker's shared memory can reach (0: none; Infinity: not known).
+ */
+export function workerHeapLimitMib(mainLimitMib: number, memoryBound: number): number | undefined {
+  if (mainLimitMib <= WORKER_HEAP_CAP_MIB) return undefined;
+  return memoryBound <= (WORKER_HEAP_CAP_MIB / 2) * MIB ? WORKER_HEAP_CAP_MIB : undefined;
+}
+
+let mainLimitMib: number | undefined;
+function resourceLimits(init: WorkerInit | undefined): { maxOldGenerationSizeMb?: number } {
+  if (mainLimitMib === undefined) {
     const { getHeapStatistics } = lazyRequire('node:v8') as typeof import('node:v8');
-    const limitMib = getHeapStatistics().heap_size_limit / 2 ** 20;
-    workerLimits = limitMib < SHORT_BUILTINS_MIB ? {} : { maxOldGenerationSizeMb: SHORT_BUILTINS_MIB - 1 };
+    mainLimitMib = getHeapStatistics().heap_size_limit / MIB;
   }
-  return workerLimits;
+  const limit = workerHeapLimitMib(mainLimitMib, memoryBound(init));
+  return limit === undefined ? {} : { maxOldGenerationSizeMb: limit };
+}
+
+/** The most bytes a worker's shared memory can reach (workerHeapLimitMib's `memoryBound`). */
+function memoryBound(init: WorkerInit | undefined): number {
+  if (!init) return Infinity;
+  if (!init.memory) return 0;
+  return init.memoryMaximum === null ? Infinity : init.memoryMaximum * 65536;
 }
 
 /**
@@ -98,7 +126,7 @@ function newPoolWorker(script: URL, init: WorkerInit | undefined): WorkerThreads
   // epoll/eventfd (libuv aborts: the silent SIGABRT of issue 14), and a file still in use by
   // other threads was closed under them.
   const threads = lazyRequire('node:worker_threads') as typeof WorkerThreads;
-  const options = { env: threads.SHARE_ENV, stdout: false, stderr: false, trackUnmanagedFds: false, resourceLimits: resourceLimits() } as const;
+  const options = { env: threads.SHARE_ENV, stdout: false, stderr: false, trackUnmanagedFds: false, resourceLimits: resourceLimits(init) } as const;
   const loader = loaderFor(script);
   if (!loader) return new threads.Worker(script, { ...options, workerData: init });
   // A worker bundle through the loader, with the compiled code of the process's first idle

@@ -1,0 +1,57 @@
+// The JavaScript heap limit of Node pool workers (runtime/src/platform/node/index.ts
+// `workerHeapLimitMib`): capped below 2 GiB to save each worker V8's private copy of the builtins,
+// but never for a worker whose shared memory can outgrow half the cap, where Node 26's V8 runs a
+// full, memory-reducing collection ("external memory pressure") as the worker receives the memory.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { runtimeDir } from './helpers.mjs';
+import { command } from './fixtures/wasm-command.mjs';
+
+const { workerHeapLimitMib, WORKER_HEAP_CAP_MIB } = await import(join(runtimeDir, 'dist', 'platform', 'node', 'index.js'));
+
+const MIB = 2 ** 20;
+const PAGE = 65536;
+const scratch = mkdtempSync(join(tmpdir(), 'spindle-worker-heap-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('workerHeapLimitMib', () => {
+  test('caps a worker whose memory stays within half the cap, or that has no shared memory', () => {
+    assert.equal(WORKER_HEAP_CAP_MIB, 2047);
+    assert.equal(workerHeapLimitMib(4096, 0), 2047, 'no shared memory');
+    assert.equal(workerHeapLimitMib(4096, 16 * PAGE), 2047);
+    assert.equal(workerHeapLimitMib(4096, Math.floor((2047 / 2) * MIB)), 2047, 'exactly half the cap');
+  });
+
+  test('leaves the main thread\'s limit to a worker whose memory can grow past half the cap, or is unknown', () => {
+    assert.equal(workerHeapLimitMib(4096, Math.floor((2047 / 2) * MIB) + PAGE), undefined);
+    assert.equal(workerHeapLimitMib(4096, 16384 * PAGE), undefined, "a napi-rs addon's 1 GiB");
+    assert.equal(workerHeapLimitMib(4096, 65536 * PAGE), undefined);
+    assert.equal(workerHeapLimitMib(4096, Infinity), undefined, 'a spare: its program is not known yet');
+  });
+
+  test('never caps below a main thread limit that is already under 2 GiB (the worker inherits it)', () => {
+    assert.equal(workerHeapLimitMib(1024, 0), undefined);
+    assert.equal(workerHeapLimitMib(2047, 16 * PAGE), undefined);
+  });
+});
+
+describe('a program whose shared memory is above 1 GiB', () => {
+  // 16,400 pages: 1025 MiB, above half the cap (1023.5 MiB). Before the fix, on Node 26 every
+  // pool worker traced "Mark-Compact (reduce) ... external memory pressure" as it booted; Node
+  // 20-24's V8 does not count the received memory there, so this passes on them either way.
+  test('its pool workers boot without a memory-reducing collection', () => {
+    const wasm = join(scratch, 'big-memory.wasm');
+    writeFileSync(wasm, command({ threads: true, padBytes: 0, pages: 16400 }));
+    const script = `import { run } from ${JSON.stringify(pathToFileURL(join(runtimeDir, 'dist', 'index.js')).href)};
+      process.exitCode = await run({ name: 'big-memory.wasm', bytes: (await import('node:fs')).readFileSync(${JSON.stringify(wasm)}) });`;
+    const r = spawnSync(process.execPath, ['--trace-gc', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(r.status, 0, r.stderr);
+    const pressure = r.stdout.split('\n').filter((l) => l.includes('external memory pressure'));
+    assert.deepEqual(pressure, [], 'a full collection forced by the received memory');
+  });
+});
