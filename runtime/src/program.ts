@@ -112,8 +112,6 @@ export class Program {
     this.init = {
       module: program.module,
       memory: sharedMemory(program, options),
-      // The import's maximum bounds any memory given for it (instantiation checks that).
-      memoryMaximum: program.memory?.maximum ?? null,
       privateMemory: program.memory && !program.memory.shared && !options.memory
         ? { initial: program.memory.initial, maximum: program.memory.maximum } : null,
       memoryImport: program.memory ? { module: program.memory.module, name: program.memory.name } : null,

@@ -14,11 +14,6 @@ export interface WorkerInit {
   /** The shared memory, or null when the module defines its own (a single-threaded program). */
   memory: WebAssembly.Memory | null;
   /**
-   * The most 64 KiB pages `memory` can grow to (the module's memory import's maximum), or null
-   * when not known. The Node platform sizes a pool worker's heap by it (platform/node/index.ts).
-   */
-  memoryMaximum: number | null;
-  /**
    * Limits of a NON-shared imported memory (a single-threaded program): such a memory cannot be
    * posted to a worker, so the one thread that uses it creates it.
    */

@@ -59,26 +59,31 @@ const lazyRequire = createRequire(import.meta.url);
  * JS heap holds a few WASI objects (the wasm memory is not in it), and never more than the main
  * thread's own limit, which a smaller one keeps as it is (a worker inherits that too).
  *
- * Except for a worker whose shared memory can outgrow half the cap. Node 26's V8 counts a
- * received SharedArrayBuffer as the isolate's external memory, and one above half the old
- * generation's limit makes it run a full, memory-reducing collection ("Mark-Compact (reduce) ...
- * external memory pressure", `node --trace-gc`) as the worker boots, and more full collections
- * after it: 5-35 ms of CPU per worker for a napi-rs addon's 1 GiB memory (Node 20-24 do not count
- * it there). Such a worker keeps the main thread's limit, as any Node worker does; its memory
- * already costs far more than the builtins' copy. A spare (its program not known yet: napi/node.ts
- * starts one before the addon is compiled) is such a worker: napi-rs addons import 4 GiB.
+ * Except for a worker whose shared memory is already near half the cap when it starts. Node 26's
+ * V8 counts a SharedArrayBuffer an isolate receives as its external memory, and one above half
+ * the old generation's limit makes it run a full, memory-reducing collection ("Mark-Compact
+ * (reduce) ... external memory pressure", `node --trace-gc`) as the worker boots, with more full
+ * collections after it: 5-35 ms of CPU per worker for a napi-rs addon's 1 GiB memory (Node 20-24
+ * do not count it there). Only the receipt counts: the same memory growing past that size later,
+ * on any thread, triggered nothing (checked on Node 26), so a worker started while the memory is
+ * small keeps the cap. One started while it is within MEMORY_MARGIN of half the cap keeps the main
+ * thread's limit instead, as any Node worker does; its memory already costs far more than the
+ * builtins' copy. A spare (its program not known yet: napi/node.ts starts one before the addon is
+ * compiled) is such a worker: napi-rs loaders make a 1 GiB memory.
  */
 export const WORKER_HEAP_CAP_MIB = 2047;
 const MIB = 2 ** 20;
+/** Growth a memory may still make between a worker's start and its receipt of the memory. */
+const MEMORY_MARGIN = 64 * MIB;
 
 /**
  * The old generation limit (MiB) to give a pool worker, or undefined to leave it the main
- * thread's: `mainLimitMib` is the main thread's heap limit, `memoryBound` the most bytes the
- * worker's shared memory can reach (0: none; Infinity: not known).
+ * thread's: `mainLimitMib` is the main thread's heap limit, `memoryBytes` the size of the
+ * worker's shared memory as it starts (0: none; Infinity: not known).
  */
-export function workerHeapLimitMib(mainLimitMib: number, memoryBound: number): number | undefined {
+export function workerHeapLimitMib(mainLimitMib: number, memoryBytes: number): number | undefined {
   if (mainLimitMib <= WORKER_HEAP_CAP_MIB) return undefined;
-  return memoryBound <= (WORKER_HEAP_CAP_MIB / 2) * MIB ? WORKER_HEAP_CAP_MIB : undefined;
+  return memoryBytes + MEMORY_MARGIN <= (WORKER_HEAP_CAP_MIB / 2) * MIB ? WORKER_HEAP_CAP_MIB : undefined;
 }
 
 let mainLimitMib: number | undefined;
@@ -87,15 +92,9 @@ function resourceLimits(init: WorkerInit | undefined): { maxOldGenerationSizeMb?
     const { getHeapStatistics } = lazyRequire('node:v8') as typeof import('node:v8');
     mainLimitMib = getHeapStatistics().heap_size_limit / MIB;
   }
-  const limit = workerHeapLimitMib(mainLimitMib, memoryBound(init));
+  const memoryBytes = !init ? Infinity : init.memory ? init.memory.buffer.byteLength : 0;
+  const limit = workerHeapLimitMib(mainLimitMib, memoryBytes);
   return limit === undefined ? {} : { maxOldGenerationSizeMb: limit };
-}
-
-/** The most bytes a worker's shared memory can reach (workerHeapLimitMib's `memoryBound`). */
-function memoryBound(init: WorkerInit | undefined): number {
-  if (!init) return Infinity;
-  if (!init.memory) return 0;
-  return init.memoryMaximum === null ? Infinity : init.memoryMaximum * 65536;
 }
 
 /**
