@@ -4,12 +4,17 @@
 // workers (a worker thread with > 80 ms), light workers, and the worker counts.
 //   node tasks-ab.mjs ROUNDS CONFIGS.json
 //   CONFIGS: [{ "label", "node": a node binary, "args": [work.mjs, route, ...], "env": {} }]
+// Every other round runs the configurations in the reverse order, as the bench harness does
+// (bench/harness/lib/measure.mjs), so that what repeats within each round (a configuration always
+// following the same one) does not favour one place. The same configuration three times in one
+// order gave medians 4% apart (bench/results/napi-2026-11-28-heap, ab-aaa.txt): read differences
+// of that size as noise.
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 const [rounds, file] = process.argv.slice(2);
 const configs = JSON.parse(readFileSync(file, 'utf8'));
 const res = Object.fromEntries(configs.map((c) => [c.label, []]));
-for (let r = 0; r < Number(rounds); r++) for (const c of configs) {
+for (let r = 0; r < Number(rounds); r++) for (const c of r % 2 ? [...configs].reverse() : configs) {
   const p = spawnSync(c.node, ['--import', new URL('./tasks.mjs', import.meta.url).href, ...c.args], { encoding: 'utf8', env: { ...process.env, ...(c.env ?? {}) } });
   const j = JSON.parse(p.stdout.trim().split('\n').pop());
   const tasks = JSON.parse(p.stderr.split('\n').find((l) => l.startsWith('TASKS ')).slice(6));
