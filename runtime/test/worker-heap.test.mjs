@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { runtimeDir } from './helpers.mjs';
 import { command } from './fixtures/wasm-command.mjs';
 
-const { workerHeapLimitMib, WORKER_HEAP_CAP_MIB } = await import(join(runtimeDir, 'dist', 'platform', 'node', 'index.js'));
+const { countsReceivedMemory, workerHeapLimitMib, WORKER_HEAP_CAP_MIB } = await import(join(runtimeDir, 'dist', 'platform', 'node', 'index.js'));
 
 const MIB = 2 ** 20;
 const PAGE = 65536;
@@ -40,6 +40,14 @@ describe('workerHeapLimitMib', () => {
     assert.equal(workerHeapLimitMib(1024, 0), undefined);
     assert.equal(workerHeapLimitMib(2047, 16 * PAGE), undefined);
   });
+});
+
+test('only V8 14 and later (Node 26) count a received memory; Node 20-24 keep the cap whatever the memory', () => {
+  assert.equal(countsReceivedMemory('14.6.202.33-node.22'), true);
+  assert.equal(countsReceivedMemory('15.0.1'), true);
+  assert.equal(countsReceivedMemory('13.6.233.17-node.37'), false);
+  assert.equal(countsReceivedMemory('12.4.254.21-node.33'), false);
+  assert.equal(countsReceivedMemory('11.3.244.8-node.38'), false);
 });
 
 describe('a program whose shared memory is above 1 GiB', () => {

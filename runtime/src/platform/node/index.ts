@@ -63,8 +63,8 @@ const lazyRequire = createRequire(import.meta.url);
  * V8 counts a SharedArrayBuffer an isolate receives as its external memory, and one above half
  * the old generation's limit makes it run a full, memory-reducing collection ("Mark-Compact
  * (reduce) ... external memory pressure", `node --trace-gc`) as the worker boots, with more full
- * collections after it: 5-35 ms of CPU per worker for a napi-rs addon's 1 GiB memory (Node 20-24
- * do not count it there). Only the receipt counts: the same memory growing past that size later,
+ * collections after it: 5-35 ms of CPU per worker for a napi-rs addon's 1 GiB memory (V8 11.3-13.6,
+ * Node 20-24, do not count it there: `countsReceivedMemory`). Only the receipt counts: the same memory growing past that size later,
  * on any thread, triggered nothing (checked on Node 26), so a worker started while the memory is
  * small keeps the cap. One started while it is within MEMORY_MARGIN of half the cap keeps the main
  * thread's limit instead, as any Node worker does; its memory already costs far more than the
@@ -86,13 +86,23 @@ export function workerHeapLimitMib(mainLimitMib: number, memoryBytes: number): n
   return memoryBytes + MEMORY_MARGIN <= (WORKER_HEAP_CAP_MIB / 2) * MIB ? WORKER_HEAP_CAP_MIB : undefined;
 }
 
+/**
+ * Whether V8 `version` counts a SharedArrayBuffer an isolate receives as its external memory:
+ * 14 (Node 26) does; 11.3, 12.4 and 13.6 (Node 20, 22, 24) never ran the collection at any size
+ * (bench/results/napi-2026-11-28-heap/rule.txt), so their workers keep the cap whatever the memory.
+ */
+export function countsReceivedMemory(version: string): boolean {
+  return Number(version.split('.')[0]) >= 14;
+}
+const COUNTS_RECEIVED_MEMORY = countsReceivedMemory(process.versions.v8);
+
 let mainLimitMib: number | undefined;
 function resourceLimits(init: WorkerInit | undefined): { maxOldGenerationSizeMb?: number } {
   if (mainLimitMib === undefined) {
     const { getHeapStatistics } = lazyRequire('node:v8') as typeof import('node:v8');
     mainLimitMib = getHeapStatistics().heap_size_limit / MIB;
   }
-  const memoryBytes = !init ? Infinity : init.memory ? init.memory.buffer.byteLength : 0;
+  const memoryBytes = !COUNTS_RECEIVED_MEMORY ? 0 : !init ? Infinity : init.memory ? init.memory.buffer.byteLength : 0;
   const limit = workerHeapLimitMib(mainLimitMib, memoryBytes);
   return limit === undefined ? {} : { maxOldGenerationSizeMb: limit };
 }
