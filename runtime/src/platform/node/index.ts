@@ -63,10 +63,10 @@ const lazyRequire = createRequire(import.meta.url);
  * V8 counts a SharedArrayBuffer an isolate receives as its external memory, and one above half
  * the old generation's limit makes it run a full, memory-reducing collection ("Mark-Compact
  * (reduce) ... external memory pressure", `node --trace-gc`) as the worker boots, with more full
- * collections after it: 5-35 ms of CPU per worker for a napi-rs addon's 1 GiB memory (V8 11.3-13.6,
- * Node 20-24, do not count it there: `countsReceivedMemory`). Only the receipt counts: the same memory growing past that size later,
- * on any thread, triggered nothing (checked on Node 26), so a worker started while the memory is
- * small keeps the cap. One started while it is within MEMORY_MARGIN of half the cap keeps the main
+ * collections after it: 5-35 ms of CPU per worker for a napi-rs addon's 1 GiB memory (V8
+ * 11.3-13.6, Node 20-24, do not count it there: `countsReceivedMemory`). Only the receipt counts:
+ * the same memory growing past that size later, on any thread, triggered nothing (checked on Node
+ * 26), so a worker started while the memory is small keeps the cap. One started while it is within MEMORY_MARGIN of half the cap keeps the main
  * thread's limit instead, as any Node worker does; its memory already costs far more than the
  * builtins' copy. A spare (its program not known yet: napi/node.ts starts one before the addon is
  * compiled) is such a worker: napi-rs loaders make a 1 GiB memory.
@@ -102,9 +102,18 @@ function resourceLimits(init: WorkerInit | undefined): { maxOldGenerationSizeMb?
     const { getHeapStatistics } = lazyRequire('node:v8') as typeof import('node:v8');
     mainLimitMib = getHeapStatistics().heap_size_limit / MIB;
   }
-  const memoryBytes = !COUNTS_RECEIVED_MEMORY ? 0 : !init ? Infinity : init.memory ? init.memory.buffer.byteLength : 0;
-  const limit = workerHeapLimitMib(mainLimitMib, memoryBytes);
+  const limit = workerHeapLimitMib(mainLimitMib, receivedMemoryBytes(init));
   return limit === undefined ? {} : { maxOldGenerationSizeMb: limit };
+}
+
+/**
+ * workerHeapLimitMib's `memoryBytes` for a worker started with `init`: 0 where V8 does not count
+ * a received memory or there is no shared memory, Infinity for a spare (no WorkerInit yet).
+ */
+function receivedMemoryBytes(init: WorkerInit | undefined): number {
+  if (!COUNTS_RECEIVED_MEMORY) return 0;
+  if (!init) return Infinity;
+  return init.memory ? init.memory.buffer.byteLength : 0;
 }
 
 /**
